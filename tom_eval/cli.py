@@ -1,0 +1,121 @@
+"""The `tom-eval` command: generate, check and show scenario files.
+
+Bad input ends with one line on stderr naming the file, row or scenario, exit code 2,
+and no output file; `check` exits 1 when a file disagrees with the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from tom_eval import checking
+from tom_eval.epistemics import observe
+from tom_eval.errors import InputError
+from tom_eval.generation import generate
+from tom_eval.narration import narrate, question_line
+from tom_eval.scenario_file import read_scenarios, write_scenarios
+from tom_eval.spec import EXTRAS, read_mastery, read_spec, select_rows
+
+DEFAULT_OUT = Path("scenarios.jsonl")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise InputError(message)
+
+
+def parse_ids(text: str, known: list[int], mastery: tuple[int, ...]) -> list[int]:
+    """"all", "mastery", or a list like "7,8,12-13"."""
+    if text == "all":
+        return sorted(set(known))
+    if text == "mastery":
+        return list(mastery)
+    ids: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise InputError(f"--ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)")
+        ids += range(int(low), int(high or low) + 1)
+    return sorted(set(ids))
+
+
+def parse_extras(text: str) -> list[str]:
+    extras = [extra.strip().upper() for extra in text.split(",") if extra.strip()]
+    return sorted(set(extras), key=lambda extra: EXTRAS.index(extra) if extra in EXTRAS else -1)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    spec = read_spec(args.spec)
+    mastery = read_mastery(args.mastery)
+    ids = parse_ids(args.ids, [row.id for row in spec], mastery.mastery_ids)
+    rows = select_rows(spec, ids, parse_extras(args.extras))
+    generated = generate(rows, args.reps, args.seed)
+    write_scenarios(args.out, generated)
+    seconds = time.perf_counter() - started
+    print(f"wrote {len(generated)} scenarios to {args.out} in {seconds:.2f} s")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    findings = checking.check(read_scenarios(args.file))
+    for finding in findings:
+        if not args.summary or finding.disagreements:
+            print(checking.describe(finding))
+    print(checking.summary(findings))
+    return 1 if any(finding.disagreements for finding in findings) else 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    records = read_scenarios(args.file)
+    matches = [record for record in records if record.key == args.key]
+    if not matches:
+        raise InputError(f"{args.file}: no scenario '{args.key}' (keys look like {records[0].key})")
+    observation = observe(matches[0].scenario)
+    print(narrate(observation))
+    print(question_line(observation))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tom-eval", description="Ask/Tell/Pass Theory-of-Mind scenarios.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    make = commands.add_parser("generate", help="generate scenarios from the spec table")
+    make.add_argument("--ids", default="all", help="all (default), mastery, or e.g. 7,8,12-13")
+    make.add_argument("--extras", default=",".join(EXTRAS), help="e.g. 0A,1B (default: all four)")
+    make.add_argument("--reps", type=int, default=10, help="instances per (Id, Extra); default 10")
+    make.add_argument("--seed", type=int, default=0, help="base seed; default 0")
+    make.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
+    make.add_argument("--spec", type=Path, default=None, help="spec table CSV (default: scenarios/spec.csv)")
+    make.add_argument("--mastery", type=Path, default=None, help="mastery YAML (default: scenarios/mastery.yaml)")
+    make.set_defaults(run=_generate)
+
+    check = commands.add_parser("check", help="recompute a scenario file and report disagreements")
+    check.add_argument("file", type=Path, help="a tom-eval .jsonl file or the reference's JSON")
+    check.add_argument("--summary", action="store_true", help="print only disagreements and totals")
+    check.set_defaults(run=_check)
+
+    show = commands.add_parser("show", help="print a story exactly as player A reads it")
+    show.add_argument("file", type=Path)
+    show.add_argument("key", help="scenario key, e.g. 12-0A-r1")
+    show.set_defaults(run=_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.run(args))
+    except InputError as error:
+        print(f"tom-eval: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

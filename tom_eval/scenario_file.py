@@ -1,0 +1,377 @@
+"""Scenario files: tom-eval's JSON Lines format, and the reference's pre-generated JSON.
+
+tom-eval format (one JSON object per line, fields in this order; see docs/scenario-format.md):
+    key, id, extra, rep, seed, answerer_role, spec_action, labels,          <- what was asked
+    containers, present_initially, events, question, answerer,             <- the story
+    character_labels, truth, beliefs, knows, optimal_action, margin,
+    action_values, ect, visible_events                                     <- what the engine derived
+
+The reference format is one JSON object {chars, chartypes, scenarios: [...]} as in
+../shared/reference/scenarios_standardized.json. Both load into `ScenarioRecord`s, so
+`check`, `show` and the Inspect task read either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tom_eval.errors import InputError
+from tom_eval.generation import Generated
+from tom_eval.oracle import Solution
+from tom_eval.epistemics import OTHER_LABELS, SELF_LABELS
+from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow
+from tom_eval.world import CHARACTERS, CONTAINERS, NOTHING, Enter, Event, Leave, Move, Put, Scenario
+
+OUR_FORMAT = "tom-eval"
+REFERENCE_FORMAT = "reference"
+
+
+@dataclass(frozen=True)
+class ScenarioRecord:
+    """A scenario as read from a file: the story, where it came from, and what the file claims."""
+
+    key: str
+    scenario: Scenario
+    asked: SpecRow
+    """The spec row the scenario claims to satisfy (its Id, Extra, labels and Action)."""
+    rep: int
+    stored: dict[str, Any]
+    """Everything else the file says the engine derived (may be partial for other formats)."""
+    source_format: str
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def record_fields(generated: Generated) -> dict[str, Any]:
+    """One line of a tom-eval scenario file."""
+    row, solution = generated.row, generated.solution
+    return {
+        "key": generated.key,
+        "id": row.id,
+        "extra": row.extra,
+        "rep": generated.rep,
+        "seed": generated.seed,
+        "answerer_role": row.answerer,
+        "spec_action": row.action,
+        "labels": {"self": row.self_label, "teammate": row.teammate_label, "opponent": row.opponent_label},
+        **story_fields(solution.scenario),
+        **derived_fields(solution),
+    }
+
+
+def story_fields(scenario: Scenario) -> dict[str, Any]:
+    return {
+        "containers": list(scenario.containers),
+        "present_initially": sorted(scenario.present_initially),
+        "events": [event_fields(event) for event in scenario.events],
+        "question": scenario.question,
+        "answerer": scenario.answerer,
+    }
+
+
+def derived_fields(solution: Solution) -> dict[str, Any]:
+    """What the engine derives from a story; `check` recomputes and compares these."""
+    assessment = solution.assessment
+    return {
+        "character_labels": {player: assessment.label(player) for player in CHARACTERS},
+        "truth": solution.truth or NOTHING,
+        "beliefs": {player: mind.belief or NOTHING for player, mind in solution.minds.items()},
+        "knows": {player: mind.knows for player, mind in solution.minds.items()},
+        "optimal_action": str(solution.decision.optimal),
+        "margin": solution.decision.margin,
+        "action_values": solution.decision.values,
+        "ect": assessment.ect,
+        "visible_events": assessment.visible_events,
+    }
+
+
+def event_fields(event: Event) -> dict[str, str]:
+    if isinstance(event, Put):
+        return {"type": "put", "actor": event.actor, "item": event.item, "container": event.container}
+    if isinstance(event, Move):
+        return {
+            "type": "move",
+            "actor": event.actor,
+            "item": event.item,
+            "from": event.source,
+            "to": event.destination,
+        }
+    return {"type": "leave" if isinstance(event, Leave) else "enter", "actor": event.actor}
+
+
+def write_scenarios(path: Path, generated: list[Generated]) -> None:
+    """Write atomically: the file appears complete or not at all."""
+    lines = [json.dumps(record_fields(item), ensure_ascii=False) for item in generated]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write("\n".join(lines) + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def read_scenarios(path: Path) -> list[ScenarioRecord]:
+    """Read a scenario file of either format; any problem is one InputError naming where."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from error
+    if not text.strip():
+        raise InputError(f"{path}: empty file, no scenarios")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as error:
+        if _first_line_is_object(text):
+            return _read_json_lines(path, text)
+        raise InputError(
+            f"{path}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})"
+        ) from error
+    if isinstance(whole, dict) and "scenarios" in whole:
+        return _read_reference(path, whole)
+    return _read_json_lines(path, text)
+
+
+def _first_line_is_object(text: str) -> bool:
+    """JSON Lines: the first non-blank line is a JSON object on its own."""
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        return isinstance(json.loads(first), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def _read_json_lines(path: Path, text: str) -> list[ScenarioRecord]:
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{where}: invalid JSON at column {error.colno} ({error.msg})") from error
+        records.append(_our_record(where, data))
+    _check_unique_keys(path, records)
+    return records
+
+
+def _check_unique_keys(path: Path, records: list[ScenarioRecord]) -> None:
+    seen: set[str] = set()
+    for record in records:
+        if record.key in seen:
+            raise InputError(f"{path}: scenario '{record.key}' appears twice")
+        seen.add(record.key)
+
+
+def _our_record(where: str, data: Any) -> ScenarioRecord:
+    fields = _Fields(where, data)
+    key = fields.text("key")
+    where = f"{where} (scenario {key})"
+    fields = _Fields(where, data)
+    extra = fields.choice("extra", EXTRAS)
+    scenario = _scenario(
+        fields,
+        containers=tuple(fields.texts("containers")),
+        present=fields.texts("present_initially"),
+        events=[_our_event(where, index, event) for index, event in enumerate(fields.list("events"))],
+        question=fields.text("question"),
+        answerer=fields.text("answerer"),
+    )
+    labels = _Fields(f"{where} labels", fields.mapping("labels"))
+    asked = SpecRow(
+        fields.integer("id"),
+        extra,
+        fields.choice("answerer_role", ANSWERERS),
+        labels.choice("self", SELF_LABELS),
+        labels.choice("teammate", OTHER_LABELS),
+        labels.choice("opponent", OTHER_LABELS),
+        fields.choice("spec_action", SPEC_ACTIONS),
+    )
+    return ScenarioRecord(
+        key=key,
+        scenario=scenario,
+        asked=asked,
+        rep=fields.integer("rep"),
+        stored={name: data[name] for name in _DERIVED if name in data},
+        source_format=OUR_FORMAT,
+    )
+
+
+_DERIVED = (
+    "character_labels",
+    "truth",
+    "beliefs",
+    "knows",
+    "optimal_action",
+    "margin",
+    "action_values",
+    "ect",
+    "visible_events",
+)
+
+
+def _our_event(where: str, index: int, data: Any) -> Event:
+    fields = _Fields(f"{where} event {index + 1}", data)
+    kind = fields.choice("type", ("put", "move", "leave", "enter"))
+    actor = fields.text("actor")
+    if kind == "put":
+        return Put(actor, fields.text("item"), fields.text("container"))
+    if kind == "move":
+        return Move(actor, fields.text("item"), fields.text("from"), fields.text("to"))
+    return Leave(actor) if kind == "leave" else Enter(actor)
+
+
+def _scenario(
+    fields: _Fields,
+    containers: tuple[str, ...],
+    present: list[str],
+    events: list[Event],
+    question: str,
+    answerer: str,
+) -> Scenario:
+    for player in present:
+        if player not in CHARACTERS:
+            fields.fail(f"unknown character '{player}' in present_initially")
+    scenario = Scenario(frozenset(present), tuple(events), question, answerer, containers)
+    try:
+        scenario.rooms  # replays the story: an impossible event is bad input
+    except InputError as error:
+        fields.fail(f"impossible story: {error}")
+    return scenario
+
+
+_REFERENCE_ANSWER_ROLES = {"A": "Self", "B": "Teammate", "C": "Opponent", "D": "Opponent"}
+
+
+def _read_reference(path: Path, data: Any) -> list[ScenarioRecord]:
+    top = _Fields(str(path), data)
+    scenarios = top.list("scenarios")
+    if not scenarios:
+        raise InputError(f"{path}: 'scenarios' is empty")
+    records = [_reference_record(path, index, item) for index, item in enumerate(scenarios)]
+    _check_unique_keys(path, records)
+    return records
+
+
+def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
+    fields = _Fields(f"{path} scenario {index + 1}", data)
+    id_text = fields.text("id")
+    if not id_text.isdigit():
+        fields.fail(f"'id' must be a number, got {id_text!r}")
+    spec_id = int(id_text)
+    extra = fields.choice("extra", EXTRAS)
+    rep = fields.integer("rep")
+    key = f"{spec_id}-{extra}-r{rep}"
+    fields = _Fields(f"{path} scenario {index + 1} ({key})", data)
+    answerer = fields.choice("who_answers", tuple(_REFERENCE_ANSWER_ROLES))
+    events = [_reference_event(fields, number, event) for number, event in enumerate(fields.list("events"), 1)]
+    scenario = _scenario(
+        fields,
+        containers=CONTAINERS,
+        present=fields.texts("present_initially"),
+        events=events,
+        question=fields.text("question_container"),
+        answerer=answerer,
+    )
+    transitions = _Fields(f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions"))
+    asked = SpecRow(
+        spec_id,
+        extra,
+        _REFERENCE_ANSWER_ROLES[answerer],
+        fields.choice("ks_self", SELF_LABELS),
+        fields.choice("ks_teammate", OTHER_LABELS),
+        fields.choice("ks_opponent", OTHER_LABELS),
+        fields.choice("correct_action", SPEC_ACTIONS),
+    )
+    return ScenarioRecord(
+        key=key,
+        scenario=scenario,
+        asked=asked,
+        rep=rep,
+        stored={
+            "visible_events": fields.integer("situation_event_count"),
+            "reference_ect": transitions.integer("total"),
+        },
+        source_format=REFERENCE_FORMAT,
+    )
+
+
+def _reference_event(fields: _Fields, number: int, data: Any) -> Event:
+    event = _Fields(f"{fields.where} event {number}", data)
+    kind = event.choice("event_type", ("put", "move", "leave", "enter", "remove"))
+    actor = event.text("character")
+    if kind == "put":
+        return Put(actor, event.text("item"), event.text("container"))
+    if kind == "move":
+        return Move(actor, event.text("item"), event.text("from_container"), event.text("to_container"))
+    if kind == "remove":
+        event.fail("remove events are not part of the game (TOM_GAME.md section 2)")
+    return Leave(actor) if kind == "leave" else Enter(actor)
+
+
+class _Fields:
+    """Typed access to a JSON object, failing with one line that names the place."""
+
+    def __init__(self, where: str, data: Any) -> None:
+        self.where = where
+        if not isinstance(data, dict):
+            self.fail(f"expected an object, got {type(data).__name__}")
+        self.data: dict[str, Any] = data
+
+    def fail(self, problem: str) -> Any:
+        raise InputError(f"{self.where}: {problem}")
+
+    def _get(self, name: str) -> Any:
+        if name not in self.data:
+            self.fail(f"missing '{name}'")
+        return self.data[name]
+
+    def text(self, name: str) -> str:
+        value = self._get(name)
+        if not isinstance(value, str) or not value:
+            self.fail(f"'{name}' must be a non-empty string, got {value!r}")
+        return value
+
+    def integer(self, name: str) -> int:
+        value = self._get(name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(f"'{name}' must be an integer, got {value!r}")
+        return value
+
+    def choice(self, name: str, allowed: tuple[str, ...]) -> str:
+        value = self.text(name)
+        if value not in allowed:
+            self.fail(f"unknown {name} '{value}' (allowed: {', '.join(allowed)})")
+        return value
+
+    def list(self, name: str) -> list[Any]:
+        value = self._get(name)
+        if not isinstance(value, list):
+            self.fail(f"'{name}' must be a list, got {type(value).__name__}")
+        return value
+
+    def texts(self, name: str) -> list[str]:
+        values = self.list(name)
+        if not all(isinstance(value, str) for value in values):
+            self.fail(f"'{name}' must list strings")
+        return values
+
+    def mapping(self, name: str) -> dict[str, Any]:
+        value = self._get(name)
+        if not isinstance(value, dict):
+            self.fail(f"'{name}' must be an object, got {type(value).__name__}")
+        return value
