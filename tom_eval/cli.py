@@ -115,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"tom-eval: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) stopped early: not an error of ours.
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

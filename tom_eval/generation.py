@@ -144,19 +144,23 @@ def _matching_prefixes(row: SpecRow, scenario: Scenario) -> Iterator[Scenario]:
 
 
 def _shrink(row: SpecRow, solution: Solution, rng: random.Random) -> Solution:
-    """Drop events while the story stays valid and acceptable: 0A keeps only what it needs."""
-    changed = True
-    while changed:
-        changed = False
-        order = list(range(len(solution.scenario.events)))
-        rng.shuffle(order)
-        for index in order:
-            events = solution.scenario.events
-            shorter = _accepted(row, replace(solution.scenario, events=events[:index] + events[index + 1 :]))
+    """Drop events, one or two at a time, while the engine still accepts the story: 0A keeps
+    only what it needs. Pairs matter: a put and the move that empties the container again
+    can only go together."""
+    while True:
+        events = solution.scenario.events
+        removals = [(index,) for index in range(len(events))]
+        rng.shuffle(removals)
+        pairs = [(first, second) for first in range(len(events)) for second in range(first + 1, len(events))]
+        rng.shuffle(pairs)
+        for removal in removals + pairs:
+            kept = tuple(event for index, event in enumerate(events) if index not in removal)
+            shorter = _accepted(row, replace(solution.scenario, events=kept))
             if shorter is not None:
-                solution, changed = shorter, True
+                solution = shorter
                 break
-    return solution
+        else:
+            return solution
 
 
 def _accepted(row: SpecRow, scenario: Scenario) -> Solution | None:
