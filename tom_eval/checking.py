@@ -82,7 +82,9 @@ def describe(finding: Finding) -> str:
     """One line per scenario: what the engine derives, then any disagreements and notes."""
     solution = finding.solution
     labels = " ".join(f"{player}={solution.assessment.label(player)}" for player in CHARACTERS)
-    beliefs = " ".join(f"{player}={mind.belief or 'nothing'}" for player, mind in solution.minds.items())
+    beliefs = " ".join(
+        f"{player}={mind.belief or 'nothing'}" for player, mind in solution.minds.items()
+    )
     decision = solution.decision
     status = "DISAGREES" if finding.disagreements else "ok"
     lines = [

@@ -30,7 +30,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_ids(text: str, known: list[int], mastery: tuple[int, ...]) -> list[int]:
-    """"all", "mastery", or a list like "7,8,12-13"."""
+    """ "all", "mastery", or a list like "7,8,12-13"."""
     if text == "all":
         return sorted(set(known))
     if text == "mastery":
@@ -39,7 +39,9 @@ def parse_ids(text: str, known: list[int], mastery: tuple[int, ...]) -> list[int
     for part in text.split(","):
         low, _, high = part.strip().partition("-")
         if not low.isdigit() or (high and not high.isdigit()):
-            raise InputError(f"--ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)")
+            raise InputError(
+                f"--ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
+            )
         ids += range(int(low), int(high or low) + 1)
     return sorted(set(ids))
 
@@ -92,8 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     make.add_argument("--reps", type=int, default=10, help="instances per (Id, Extra); default 10")
     make.add_argument("--seed", type=int, default=0, help="base seed; default 0")
     make.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
-    make.add_argument("--spec", type=Path, default=None, help="spec table CSV (default: scenarios/spec.csv)")
-    make.add_argument("--mastery", type=Path, default=None, help="mastery YAML (default: scenarios/mastery.yaml)")
+    make.add_argument(
+        "--spec", type=Path, default=None, help="spec table CSV (default: scenarios/spec.csv)"
+    )
+    make.add_argument(
+        "--mastery", type=Path, default=None, help="mastery YAML (default: scenarios/mastery.yaml)"
+    )
     make.set_defaults(run=_generate)
 
     check = commands.add_parser("check", help="recompute a scenario file and report disagreements")

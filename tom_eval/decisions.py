@@ -14,7 +14,14 @@ from functools import lru_cache
 from typing import Literal
 
 from tom_eval.epistemics import Assessment
-from tom_eval.rules import ACTION_COST, Rules, adopts_tell, always_truthful_to, answer_points
+from tom_eval.rules import (
+    ACTION_COST,
+    SEED_RULES,
+    Rules,
+    adopts_tell,
+    always_truthful_to,
+    answer_points,
+)
 from tom_eval.world import ITEMS, NOTHING, SELF
 
 ActionKind = Literal["pass", "ask", "tell"]
@@ -53,7 +60,7 @@ class Situation:
     players: tuple[str, ...]
     """The other players A may address."""
     containers: tuple[str, ...]
-    rules: Rules = Rules()
+    rules: Rules = SEED_RULES
 
 
 def legal_actions(situation: Situation) -> tuple[Action, ...]:
@@ -135,7 +142,7 @@ class Decision:
 
 
 def decide(situation: Situation) -> Decision:
-    actions, index = _action_table(situation.players, situation.containers)
+    actions = legal_actions(situation)
     values = _values(situation, actions)
     # Highest value first, then lower cost; `actions` is already in tie-break order.
     best = max(range(len(actions)), key=lambda i: (values[i], -actions[i].cost, -i))
@@ -178,7 +185,7 @@ def action_classes(situation: Situation, values: list[float]) -> dict[str, float
             classes[f"Tell({player}, {question}, {name})"] = values[index[tell]]
     classes["other container"] = max(
         value
-        for action, value in zip(actions, values)
+        for action, value in zip(actions, values, strict=True)
         if action.container not in (None, question)
     )
     return classes

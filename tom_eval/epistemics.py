@@ -58,7 +58,7 @@ def observe(scenario: Scenario, viewer: str = SELF) -> Observation:
     rooms = scenario.rooms
     visible = tuple(
         event
-        for room, event in zip(rooms, scenario.events)
+        for room, event in zip(rooms, scenario.events, strict=False)
         if isinstance(event, (Leave, Enter)) or viewer in room.present
     )
     return Observation(
@@ -143,7 +143,7 @@ class _Perspective:
 
     def witness_change(self, before: str | None, after: str | None) -> None:
         """A sees the question container go from `before` to `after`."""
-        for player, (mode, belief) in self.minds.items():
+        for player, (mode, _) in self.minds.items():
             if player in self.present:
                 self.minds[player] = (_TRACKS, None)
             elif mode == _TRACKS:
@@ -161,7 +161,7 @@ class _Perspective:
 
     def _unobserved_stretch(self) -> None:
         """A is out and someone is in: the container may change unseen by A."""
-        for player, (mode, belief) in self.minds.items():
+        for player, (mode, _) in self.minds.items():
             if player in self.present:
                 if mode != _TRACKS:
                     self.minds[player] = (_UNKNOWN, None)
@@ -181,8 +181,7 @@ def _contents_change(event: Put | Move, question: str) -> tuple[str | None, str 
 
 def assess(observation: Observation) -> Assessment:
     """A's labels for every character, computed from what A perceived and nothing else."""
-    for perspective, ect, count in _inferences(observation):
-        pass
+    *_, (perspective, ect, count) = _inferences(observation)
     return _snapshot(perspective, ect, count)
 
 
@@ -245,7 +244,7 @@ def actual_minds(scenario: Scenario) -> tuple[str | None, dict[str, Mind]]:
     question = scenario.question
     beliefs: dict[str, str | None] = {player: None for player in CHARACTERS}
     saw_latest = {player: player in scenario.present_initially for player in CHARACTERS}
-    for room, after, event in zip(rooms, rooms[1:], scenario.events):
+    for room, after, event in zip(rooms[:-1], rooms[1:], scenario.events, strict=True):
         if touches(event, question):
             for player in CHARACTERS:
                 saw_latest[player] = player in room.present

@@ -40,7 +40,9 @@ def _sentence(event: Event) -> str:
     if isinstance(event, Enter):
         return f"{actor} enter{_s(event)} the room."
     if isinstance(event, Put):
-        return f"{actor} put{_s(event)} {_article(event.item)} {event.item} in the {event.container}."
+        return (
+            f"{actor} put{_s(event)} {_article(event.item)} {event.item} in the {event.container}."
+        )
     assert isinstance(event, Move)
     return (
         f"{actor} move{_s(event)} the {event.item} from the {event.source} "

@@ -12,22 +12,57 @@ from functools import cached_property
 
 from tom_eval.decisions import Decision, Situation, decide
 from tom_eval.epistemics import Assessment, Mind, Observation, actual_minds, assess, observe
-from tom_eval.rules import Rules
+from tom_eval.rules import SEED_RULES, Rules
 from tom_eval.world import CHARACTERS, NEUTRAL, OPPONENTS, SELF, Scenario
 
 
 @dataclass(frozen=True)
 class Solution:
+    """What the engine derives from one scenario. Each part is computed on first use, in
+    dependency order, so the generator can reject a candidate on its labels before paying
+    for ground truth or the decision. Reading `observation` replays the story and raises
+    InvalidEvent if it is impossible."""
+
     scenario: Scenario
-    observation: Observation
-    assessment: Assessment
-    truth: str | None
-    minds: dict[str, Mind]
-    situation: Situation
+    rules: Rules = SEED_RULES
+    with_neutral: bool = False
+    """Whether the neutral player N is in the line-up (A may ask or tell it)."""
+
+    @cached_property
+    def observation(self) -> Observation:
+        return observe(self.scenario)
+
+    @cached_property
+    def assessment(self) -> Assessment:
+        return assess(self.observation)
+
+    @cached_property
+    def _actual(self) -> tuple[str | None, dict[str, Mind]]:
+        return actual_minds(self.scenario)
+
+    @property
+    def truth(self) -> str | None:
+        """What the question container really holds at the end (None: empty)."""
+        return self._actual[0]
+
+    @property
+    def minds(self) -> dict[str, Mind]:
+        return self._actual[1]
+
+    @cached_property
+    def situation(self) -> Situation:
+        others = tuple(player for player in CHARACTERS if player != SELF)
+        return Situation(
+            self.assessment,
+            self.scenario.question,
+            self.scenario.answerer,
+            (*others, NEUTRAL) if self.with_neutral else others,
+            self.scenario.containers,
+            self.rules,
+        )
 
     @cached_property
     def decision(self) -> Decision:
-        """Computed on first use: the generator rejects most candidates before needing it."""
         return decide(self.situation)
 
     @property
@@ -49,24 +84,14 @@ class Solution:
                 problems.append(f"{player} is certainly right from A's view but believes {belief}")
             if status == "false" and belief == self.truth:
                 problems.append(f"{player} is certainly wrong from A's view but is right")
-            if player != SELF and self.assessment.label(player) == "Knows Truth":
-                if not self.minds[player].knows:
-                    problems.append(f"{player} is labelled Knows Truth but does not know")
+            knows_truth = player != SELF and self.assessment.label(player) == "Knows Truth"
+            if knows_truth and not self.minds[player].knows:
+                problems.append(f"{player} is labelled Knows Truth but does not know")
         return problems
 
 
-def solve(scenario: Scenario, rules: Rules = Rules(), with_neutral: bool = False) -> Solution:
-    observation = observe(scenario)
-    assessment = assess(observation)
-    truth, minds = actual_minds(scenario)
-    others = tuple(player for player in CHARACTERS if player != SELF)
-    situation = Situation(
-        assessment,
-        scenario.question,
-        scenario.answerer,
-        (*others, NEUTRAL) if with_neutral else others,
-        scenario.containers,
-        rules,
-    )
-    return Solution(scenario, observation, assessment, truth, minds, situation)
-
+def solve(scenario: Scenario, rules: Rules = SEED_RULES, with_neutral: bool = False) -> Solution:
+    """Everything the engine derives from `scenario`; raises InvalidEvent if it is impossible."""
+    solution = Solution(scenario, rules, with_neutral)
+    _ = solution.observation
+    return solution

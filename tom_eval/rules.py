@@ -23,6 +23,10 @@ class Rules:
     """A wrong answer costs the answerer's team one point."""
 
 
+SEED_RULES = Rules()
+"""The rules of the seed game, as TOM_GAME.md fixes them."""
+
+
 def same_team(first: str, second: str) -> bool:
     return TEAMS[first] == TEAMS[second] and TEAMS[first] != "neutral"
 
@@ -43,8 +47,6 @@ def always_truthful_to(replier: str, asker: str) -> bool:
 
 def answer_points(answerer: str, correct: bool, rules: Rules) -> float:
     """Blue-minus-Red points from the answer phase."""
-    if correct:
-        points = ANSWER_POINTS
-    else:
-        points = -ANSWER_POINTS if rules.lose else 0.0
+    wrong = -ANSWER_POINTS if rules.lose else 0.0
+    points = ANSWER_POINTS if correct else wrong
     return points if TEAMS[answerer] == "blue" else -points

@@ -1,10 +1,10 @@
 """Scenario files: tom-eval's JSON Lines format, and the reference's pre-generated JSON.
 
 tom-eval format (one JSON object per line, fields in this order; see docs/scenario-format.md):
-    key, id, extra, rep, seed, answerer_role, spec_action, labels,          <- what was asked
-    containers, present_initially, events, question, answerer,             <- the story
+    key, id, extra, rep, seed, answerer_role, spec_action, labels,       <- what was asked
+    containers, present_initially, events, question, answerer,          <- the story
     character_labels, truth, beliefs, knows, optimal_action, margin,
-    action_values, ect, visible_events                                     <- what the engine derived
+    action_values, ect, visible_events                                  <- what the engine derived
 
 The reference format is one JSON object {chars, chartypes, scenarios: [...]} as in
 ../shared/reference/scenarios_standardized.json. Both load into `ScenarioRecord`s, so
@@ -18,12 +18,12 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from tom_eval.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.errors import InputError
 from tom_eval.generation import Generated
 from tom_eval.oracle import Solution
-from tom_eval.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow
 from tom_eval.world import CHARACTERS, CONTAINERS, NOTHING, Enter, Event, Leave, Move, Put, Scenario
 
@@ -59,7 +59,11 @@ def record_fields(generated: Generated) -> dict[str, Any]:
         "seed": generated.seed,
         "answerer_role": row.answerer,
         "spec_action": row.action,
-        "labels": {"self": row.self_label, "teammate": row.teammate_label, "opponent": row.opponent_label},
+        "labels": {
+            "self": row.self_label,
+            "teammate": row.teammate_label,
+            "opponent": row.opponent_label,
+        },
         **story_fields(solution.scenario),
         **derived_fields(solution),
     }
@@ -93,7 +97,12 @@ def derived_fields(solution: Solution) -> dict[str, Any]:
 
 def event_fields(event: Event) -> dict[str, str]:
     if isinstance(event, Put):
-        return {"type": "put", "actor": event.actor, "item": event.item, "container": event.container}
+        return {
+            "type": "put",
+            "actor": event.actor,
+            "item": event.item,
+            "container": event.container,
+        }
     if isinstance(event, Move):
         return {
             "type": "move",
@@ -163,7 +172,9 @@ def _read_json_lines(path: Path, text: str) -> list[ScenarioRecord]:
         try:
             data = json.loads(line)
         except json.JSONDecodeError as error:
-            raise InputError(f"{where}: invalid JSON at column {error.colno} ({error.msg})") from error
+            raise InputError(
+                f"{where}: invalid JSON at column {error.colno} ({error.msg})"
+            ) from error
         records.append(_our_record(where, data))
     _check_unique_keys(path, records)
     return records
@@ -187,7 +198,9 @@ def _our_record(where: str, data: Any) -> ScenarioRecord:
         fields,
         containers=tuple(fields.texts("containers")),
         present=fields.texts("present_initially"),
-        events=[_our_event(where, index, event) for index, event in enumerate(fields.list("events"))],
+        events=[
+            _our_event(where, index, event) for index, event in enumerate(fields.array("events"))
+        ],
         question=fields.text("question"),
         answerer=fields.text("answerer"),
     )
@@ -248,7 +261,7 @@ def _scenario(
             fields.fail(f"unknown character '{player}' in present_initially")
     scenario = Scenario(frozenset(present), tuple(events), question, answerer, containers)
     try:
-        scenario.rooms  # replays the story: an impossible event is bad input
+        _ = scenario.rooms  # replaying the story finds any impossible event
     except InputError as error:
         fields.fail(f"impossible story: {error}")
     return scenario
@@ -259,7 +272,7 @@ _REFERENCE_ANSWER_ROLES = {"A": "Self", "B": "Teammate", "C": "Opponent", "D": "
 
 def _read_reference(path: Path, data: Any) -> list[ScenarioRecord]:
     top = _Fields(str(path), data)
-    scenarios = top.list("scenarios")
+    scenarios = top.array("scenarios")
     if not scenarios:
         raise InputError(f"{path}: 'scenarios' is empty")
     records = [_reference_record(path, index, item) for index, item in enumerate(scenarios)]
@@ -278,7 +291,10 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
     key = f"{spec_id}-{extra}-r{rep}"
     fields = _Fields(f"{path} scenario {index + 1} ({key})", data)
     answerer = fields.choice("who_answers", tuple(_REFERENCE_ANSWER_ROLES))
-    events = [_reference_event(fields, number, event) for number, event in enumerate(fields.list("events"), 1)]
+    events = [
+        _reference_event(fields, number, event)
+        for number, event in enumerate(fields.array("events"), 1)
+    ]
     scenario = _scenario(
         fields,
         containers=CONTAINERS,
@@ -287,7 +303,9 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
         question=fields.text("question_container"),
         answerer=answerer,
     )
-    transitions = _Fields(f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions"))
+    transitions = _Fields(
+        f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions")
+    )
     asked = SpecRow(
         spec_id,
         extra,
@@ -317,7 +335,9 @@ def _reference_event(fields: _Fields, number: int, data: Any) -> Event:
     if kind == "put":
         return Put(actor, event.text("item"), event.text("container"))
     if kind == "move":
-        return Move(actor, event.text("item"), event.text("from_container"), event.text("to_container"))
+        return Move(
+            actor, event.text("item"), event.text("from_container"), event.text("to_container")
+        )
     if kind == "remove":
         event.fail("remove events are not part of the game (TOM_GAME.md section 2)")
     return Leave(actor) if kind == "leave" else Enter(actor)
@@ -332,7 +352,7 @@ class _Fields:
             self.fail(f"expected an object, got {type(data).__name__}")
         self.data: dict[str, Any] = data
 
-    def fail(self, problem: str) -> Any:
+    def fail(self, problem: str) -> NoReturn:
         raise InputError(f"{self.where}: {problem}")
 
     def _get(self, name: str) -> Any:
@@ -358,14 +378,14 @@ class _Fields:
             self.fail(f"unknown {name} '{value}' (allowed: {', '.join(allowed)})")
         return value
 
-    def list(self, name: str) -> list[Any]:
+    def array(self, name: str) -> list[Any]:
         value = self._get(name)
         if not isinstance(value, list):
             self.fail(f"'{name}' must be a list, got {type(value).__name__}")
         return value
 
     def texts(self, name: str) -> list[str]:
-        values = self.list(name)
+        values = self.array(name)
         if not all(isinstance(value, str) for value in values):
             self.fail(f"'{name}' must list strings")
         return values

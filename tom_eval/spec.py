@@ -16,7 +16,15 @@ from tom_eval.errors import InputError
 EXTRAS: tuple[str, ...] = ("0A", "0B", "1A", "1B")
 ANSWERERS: tuple[str, ...] = ("Self", "Teammate", "Opponent")
 SPEC_ACTIONS: tuple[str, ...] = ("Pass", "Ask Teammate", "Tell Teammate")
-SPEC_COLUMNS: tuple[str, ...] = ("Id", "Extra", "Answerer", "Self", "Teammate", "Opponent", "Action")
+SPEC_COLUMNS: tuple[str, ...] = (
+    "Id",
+    "Extra",
+    "Answerer",
+    "Self",
+    "Teammate",
+    "Opponent",
+    "Action",
+)
 SUCCESS_RULES: tuple[str, ...] = ("optimal", "lie_to_opponent_answerer", "lies_okay")
 MASTERY_EXPECTED: tuple[str, ...] = (*SPEC_ACTIONS, "Lie to Opponent")
 
@@ -127,7 +135,11 @@ def select_rows(rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str]) 
 
 def _ranges(ids: set[int]) -> str:
     ordered = sorted(ids)
-    return f"Ids {ordered[0]}-{ordered[-1]}" if ordered == list(range(ordered[0], ordered[-1] + 1)) else f"Ids {ordered}"
+    return (
+        f"Ids {ordered[0]}-{ordered[-1]}"
+        if ordered == list(range(ordered[0], ordered[-1] + 1))
+        else f"Ids {ordered}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +212,9 @@ def _category(path: Path, entry: dict[str, Any]) -> MasteryCategory:
     for component in _list(path, entry, "components"):
         expected, success = component["expected"], component["success"]
         if expected not in MASTERY_EXPECTED:
-            raise InputError(f"{path}: category '{entry['name']}' has unknown expected '{expected}'")
+            raise InputError(
+                f"{path}: category '{entry['name']}' has unknown expected '{expected}'"
+            )
         if success not in SUCCESS_RULES:
             raise InputError(f"{path}: category '{entry['name']}' has unknown success '{success}'")
         components.append(

@@ -91,4 +91,3 @@ def extra_group_violations(solutions: dict[str, Solution]) -> list[str]:
         if visible["1B"] != visible["1A"]:
             problems.append(f"visible events 1B={visible['1B']} differ from 1A={visible['1A']}")
     return problems
-

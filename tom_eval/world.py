@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Union
 
 from tom_eval.errors import InputError
 
@@ -52,7 +51,7 @@ class Enter:
     actor: str
 
 
-Event = Union[Put, Move, Leave, Enter]
+Event = Put | Move | Leave | Enter
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +69,7 @@ class Room:
 
     @property
     def contents(self) -> zip[tuple[str, str | None]]:
-        return zip(self.containers, self.held)
+        return zip(self.containers, self.held, strict=True)
 
     def holding(self, container: str) -> str | None:
         return self.held[self._index(container)]

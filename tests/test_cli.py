@@ -1,0 +1,165 @@
+"""The tom-eval command end to end: outputs, exit codes, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REFERENCE_SCENARIOS, require_shared
+
+from tom_eval.cli import main, parse_ids
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_generate_check_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "s.jsonl"
+    code, stdout, _ = run(
+        capsys, "generate", "--ids", "12,17", "--extras", "0A,1B", "--reps", "2", "--out", str(out)
+    )
+    assert code == 0 and "wrote 8 scenarios" in stdout
+    code, stdout, _ = run(capsys, "check", str(out))
+    assert code == 0
+    assert "8 scenarios checked, 0 with disagreements" in stdout
+    assert stdout.count(": ok |") == 8
+    code, stdout, _ = run(capsys, "show", str(out), "12-1B-r2")
+    assert code == 0
+    assert stdout.splitlines()[0].startswith("You")
+    shown = [json.loads(line) for line in out.read_text().splitlines()]
+    (question,) = [record["question"] for record in shown if record["key"] == "12-1B-r2"]
+    assert stdout.splitlines()[-1] == f"I am going to ask you what is in the {question}."
+
+
+def test_the_default_run_is_1560_scenarios_that_check_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "scenarios.jsonl"
+    assert run(capsys, "generate", "--out", str(out))[0] == 0
+    code, stdout, _ = run(capsys, "check", str(out), "--summary")
+    assert code == 0
+    assert stdout.splitlines()[-1] == "1560 scenarios checked, 0 with disagreements, 0 with notes"
+    again = tmp_path / "again.jsonl"
+    assert run(capsys, "generate", "--out", str(again))[0] == 0
+    assert out.read_bytes() == again.read_bytes()
+
+
+def test_the_reference_file_checks_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, _ = run(capsys, "check", str(require_shared(REFERENCE_SCENARIOS)), "--summary")
+    assert code == 0
+    assert stdout.splitlines()[-4].startswith("1040 scenarios checked, 0 with disagreements")
+
+
+def test_check_exits_1_on_disagreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "s.jsonl"
+    run(capsys, "generate", "--ids", "17", "--extras", "0A", "--reps", "1", "--out", str(out))
+    record = json.loads(out.read_text())
+    record["optimal_action"] = "Pass"
+    out.write_text(json.dumps(record) + "\n")
+    code, stdout, _ = run(capsys, "check", str(out))
+    assert code == 1
+    assert "disagreement (optimal_action): file has Pass" in stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["generate", "--ids", "40"], "unknown Id 40"),
+        (["generate", "--ids", "seven"], "--ids: cannot read 'seven'"),
+        (["generate", "--extras", "2C"], "unknown Extra '2C'"),
+        (["generate", "--reps", "0"], "reps must be at least 1"),
+        (["generate", "--reps", "many"], "invalid int value"),
+        (["generate", "--spec", "SPEC"], "spec.csv row 2: unknown Extra '9Z'"),
+        (["generate", "--spec", "UNSATISFIABLE"], "Id 1: no story satisfies"),
+        (["check", "MISSING"], "cannot read"),
+        (["show", "SCENARIOS", "99-0A-r1"], "no scenario '99-0A-r1'"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_no_output_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], problem: str
+) -> None:
+    spec = tmp_path / "spec.csv"
+    spec.write_text(
+        "Id,Extra,Answerer,Self,Teammate,Opponent,Action\n"
+        "1,9Z,Self,Knows X,Knows Truth,Knows Truth,Pass\n"
+    )
+    # Self Knows X, teammate Knows Truth: the teammate's Ask cannot be optimal.
+    unsatisfiable = tmp_path / "unsatisfiable.csv"
+    unsatisfiable.write_text(
+        "Id,Extra,Answerer,Self,Teammate,Opponent,Action\n"
+        "1,0A,Self,Knows X,Knows Truth,Knows Truth,Ask Teammate\n"
+    )
+    scenarios = tmp_path / "ok.jsonl"
+    run(capsys, "generate", "--ids", "1", "--extras", "0A", "--reps", "1", "--out", str(scenarios))
+    replacements = {
+        "SPEC": str(spec),
+        "UNSATISFIABLE": str(unsatisfiable),
+        "MISSING": str(tmp_path / "nope"),
+        "SCENARIOS": str(scenarios),
+    }
+    out = tmp_path / "out.jsonl"
+    args = [replacements.get(arg, arg) for arg in args]
+    if args[0] == "generate":
+        args += (
+            ["--out", str(out), "--extras", "0A"] if "--extras" not in args else ["--out", str(out)]
+        )
+    code, _, stderr = run(capsys, *args)
+    assert code == 2
+    assert stderr.count("\n") == 1 and stderr.startswith("tom-eval: error: ")
+    assert problem in stderr
+    assert not out.exists()
+
+
+def test_the_installed_command_is_hash_seed_independent(tmp_path: Path) -> None:
+    outputs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"s{hash_seed}.jsonl"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tom_eval.cli",
+                "generate",
+                "--ids",
+                "10,19",
+                "--reps",
+                "2",
+                "--out",
+                str(out),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_a_bad_file_through_the_real_process_prints_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"key": "x", "id": 1}\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "tom_eval.cli", "check", str(bad)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_id_selections() -> None:
+    assert parse_ids("7,8,12-13", list(range(1, 40)), ()) == [7, 8, 12, 13]
+    assert parse_ids("mastery", list(range(1, 40)), (7, 8)) == [7, 8]
+    assert parse_ids("all", [2, 1, 2], ()) == [1, 2]

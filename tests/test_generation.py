@@ -1,0 +1,85 @@
+"""The generator never emits a scenario the engine rejects (issue 2, deliverable 5)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tom_eval.generation import generate, generate_group
+from tom_eval.narration import narrate
+from tom_eval.oracle import Solution
+from tom_eval.spec import EXTRAS, SpecRow, read_spec
+from tom_eval.validation import extra_group_violations, generator_violations
+from tom_eval.world import Enter, Leave
+
+ROWS = [row for row in read_spec() if row.extra == "0A"]
+
+
+def is_subsequence(short: tuple[object, ...], long: tuple[object, ...]) -> bool:
+    remaining = iter(long)
+    return all(any(item == other for other in remaining) for item in short)
+
+
+def assert_sound_group(row: SpecRow, group: dict[str, Solution]) -> None:
+    assert sorted(group) == sorted(EXTRAS)
+    for solution in group.values():
+        assert generator_violations(row, solution) == []
+        # The story A reads is the opening line plus one sentence per perceived event.
+        assert (
+            len(narrate(solution.observation).splitlines())
+            == 1 + solution.assessment.visible_events
+        )
+    assert extra_group_violations(group) == []
+    base = group["0A"]
+    for extra in ("0B", "1A", "1B"):
+        loaded = group[extra]
+        # All four Extras grow from one base story, by inserting events A perceives.
+        assert is_subsequence(base.scenario.events, loaded.scenario.events)
+        assert (loaded.scenario.question, loaded.scenario.answerer) == (
+            base.scenario.question,
+            base.scenario.answerer,
+        )
+        added = len(loaded.scenario.events) - len(base.scenario.events)
+        assert loaded.assessment.visible_events - base.assessment.visible_events == added
+        assert loaded.truth == base.truth
+        assert loaded.decision.optimal == base.decision.optimal
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    row=st.sampled_from(ROWS),
+    rep=st.integers(min_value=1, max_value=10_000),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_every_generated_group_satisfies_its_spec(row: SpecRow, rep: int, seed: int) -> None:
+    assert_sound_group(row, generate_group(row, rep, seed))
+
+
+def test_the_same_arguments_give_the_same_scenarios() -> None:
+    rows = [row for row in read_spec() if row.id in (10, 17, 27)]
+    first, second = generate(rows, 2, 7), generate(rows, 2, 7)
+    assert [item.solution.scenario for item in first] == [item.solution.scenario for item in second]
+    other_seed = generate(rows, 2, 8)
+    assert [item.solution.scenario for item in first] != [
+        item.solution.scenario for item in other_seed
+    ]
+
+
+def test_unknown_players_are_outside_and_a_has_seen_the_container() -> None:
+    for row in ROWS:
+        group = generate_group(row, 1, 0)
+        for solution in group.values():
+            assessment = solution.assessment
+            assert solution.truth is not None and assessment.self_belief is not None
+            for player, label in assessment.labels.items():
+                if label == "Unknown":
+                    assert player not in assessment.present
+
+
+def test_generated_events_are_leaves_enters_puts_and_moves_only() -> None:
+    group = generate_group(ROWS[11], 3, 5)
+    kinds = {
+        type(event).__name__ for solution in group.values() for event in solution.scenario.events
+    }
+    assert kinds <= {"Put", "Move", "Leave", "Enter"}
+    assert any(isinstance(event, (Leave, Enter)) for event in group["0A"].scenario.events)

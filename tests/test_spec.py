@@ -1,0 +1,142 @@
+"""The spec table and mastery file: shipped data is consistent; bad files fail in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import REFERENCE_SPEC, require_shared
+
+from tom_eval.errors import InputError
+from tom_eval.spec import EXTRAS, SpecRow, read_mastery, read_spec, select_rows
+
+HEADER = "Id,Extra,Answerer,Self,Teammate,Opponent,Action\n"
+GOOD_ROW = "12,0A,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n"
+
+
+def test_the_spec_table_has_39_ids_times_4_extras(spec_rows: list[SpecRow]) -> None:
+    assert len(spec_rows) == 156
+    assert {(row.id, row.extra) for row in spec_rows} == {
+        (i, e) for i in range(1, 40) for e in EXTRAS
+    }
+
+
+def test_the_spec_table_matches_the_references(spec_rows: list[SpecRow]) -> None:
+    reference = read_spec(require_shared(REFERENCE_SPEC))
+    assert sorted(spec_rows, key=lambda r: (r.id, r.extra)) == sorted(
+        reference, key=lambda r: (r.id, r.extra)
+    )
+
+
+def test_mastery_categories_agree_with_the_spec_table(spec_rows: list[SpecRow]) -> None:
+    mastery = read_mastery()
+    actions = {row.id: row for row in spec_rows}
+    assert len(mastery.mastery_ids) == 26
+    assert [category.name for category in mastery.categories][:6] == [
+        "Self: Knowledge vs Belief",
+        "Teammate: Knowledge vs Belief",
+        "Combined Uncertainty",
+        "True vs False Belief",
+        "Teammate vs Opponent",
+        "Strategic Lies",
+    ]
+    for category in mastery.categories:
+        for component in category.components:
+            for spec_id in component.ids:
+                assert spec_id in mastery.mastery_ids
+                row = actions[spec_id]
+                if component.expected == "Lie to Opponent":
+                    assert row.answerer == "Opponent" and row.self_label == "Knows X"
+                else:
+                    assert component.expected == row.action, (category.name, spec_id)
+    weights = {c.name: [(k.ids, k.weight) for k in c.components] for c in mastery.categories}
+    assert weights["Self: Knowledge vs Belief"] == [((7, 8, 9), 2.0), ((12, 13), 3.0)]
+    assert mastery.categories_of(17) == [
+        "Teammate: Knowledge vs Belief",
+        "True vs False Belief",
+        "Teammate vs Opponent",
+        "Teammate vs Opponent (lies okay)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Id,Extra\n", "header must be"),
+        (
+            HEADER + "12,2C,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n",
+            "row 2: unknown Extra '2C'",
+        ),
+        (
+            HEADER + "x,0A,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n",
+            "row 2: Id must be a positive integer",
+        ),
+        (
+            HEADER + "12,0A,Boss,Believes X,Knows Truth,Unknown,Ask Teammate\n",
+            "unknown Answerer 'Boss'",
+        ),
+        (
+            HEADER + "12,0A,Self,Thinks X,Knows Truth,Unknown,Ask Teammate\n",
+            "unknown Self 'Thinks X'",
+        ),
+        (HEADER + "12,0A,Self,Believes X,Knows Truth,Unknown,Dance\n", "unknown Action 'Dance'"),
+        (HEADER + "12,0A,Self\n", "row 2: expected 7 cells, got 3"),
+        (HEADER + GOOD_ROW + GOOD_ROW, "Id 12 Extra 0A appears twice"),
+        (
+            HEADER + GOOD_ROW + GOOD_ROW.replace("0A", "0B").replace("Unknown", "Knows Truth"),
+            "must share",
+        ),
+    ],
+)
+def test_bad_spec_files_fail_with_one_line(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "spec.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=problem) as raised:
+        read_spec(path)
+    assert str(path) in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_binary_spec_file_is_not_a_csv(tmp_path: Path) -> None:
+    path = tmp_path / "spec.csv"
+    path.write_bytes(b"\xff\xfe\x00\x81")
+    with pytest.raises(InputError, match="not a CSV file"):
+        read_spec(path)
+
+
+def test_a_missing_spec_file_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        read_spec(tmp_path / "absent.csv")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("categories: [\n", "not valid YAML"),
+        ("- a list\n", "expected a mapping"),
+        ("mastery_ids: [1]\ngratuitous_lie_ids: [1]\n", "'categories' must be a non-empty list"),
+        (
+            "mastery_ids: [1]\ngratuitous_lie_ids: [1]\ncategories:\n  - name: X\n    components:\n"
+            "      - {ids: [1], expected: Dance, weight: 1, success: optimal}\n",
+            "unknown expected 'Dance'",
+        ),
+        (
+            "mastery_ids: [1]\ngratuitous_lie_ids: [1]\ncategories:\n  - name: X\n    components:\n"
+            "      - {ids: [1], expected: Pass, success: optimal}\n",
+            "malformed mastery data",
+        ),
+    ],
+)
+def test_bad_mastery_files_fail_with_one_line(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "mastery.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError, match=problem) as raised:
+        read_mastery(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_selecting_unknown_ids_or_extras_fails(spec_rows: list[SpecRow]) -> None:
+    assert len(select_rows(spec_rows, [12, 13], ["0A", "1B"])) == 4
+    with pytest.raises(InputError, match="unknown Id 40"):
+        select_rows(spec_rows, [40], ["0A"])
+    with pytest.raises(InputError, match="unknown Extra '2C'"):
+        select_rows(spec_rows, [1], ["2C"])
