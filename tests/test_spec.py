@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -89,10 +90,16 @@ def test_mastery_categories_agree_with_the_spec_table(spec_rows: list[SpecRow]) 
     ],
 )
 def test_bad_spec_files_fail_with_one_line(tmp_path: Path, text: str, problem: str) -> None:
-    path = tmp_path / "spec.csv"
+    assert_one_line_error(read_spec, tmp_path / "spec.csv", text, problem)
+
+
+def assert_one_line_error(
+    read: Callable[[Path], object], path: Path, text: str, problem: str
+) -> None:
+    """Reading `text` from `path` fails with one line that names the file and the problem."""
     path.write_text(text)
     with pytest.raises(InputError, match=problem) as raised:
-        read_spec(path)
+        read(path)
     assert str(path) in str(raised.value) and "\n" not in str(raised.value)
 
 
@@ -127,11 +134,7 @@ def test_a_missing_spec_file_names_the_file(tmp_path: Path) -> None:
     ],
 )
 def test_bad_mastery_files_fail_with_one_line(tmp_path: Path, text: str, problem: str) -> None:
-    path = tmp_path / "mastery.yaml"
-    path.write_text(text)
-    with pytest.raises(InputError, match=problem) as raised:
-        read_mastery(path)
-    assert "\n" not in str(raised.value)
+    assert_one_line_error(read_mastery, tmp_path / "mastery.yaml", text, problem)
 
 
 def test_selecting_unknown_ids_or_extras_fails(spec_rows: list[SpecRow]) -> None:

@@ -205,22 +205,42 @@ def _our_record(where: str, data: Any) -> ScenarioRecord:
         answerer=fields.text("answerer"),
     )
     labels = _Fields(f"{where} labels", fields.mapping("labels"))
-    asked = SpecRow(
-        fields.integer("id"),
-        extra,
-        fields.choice("answerer_role", ANSWERERS),
-        labels.choice("self", SELF_LABELS),
-        labels.choice("teammate", OTHER_LABELS),
-        labels.choice("opponent", OTHER_LABELS),
-        fields.choice("spec_action", SPEC_ACTIONS),
-    )
     return ScenarioRecord(
         key=key,
         scenario=scenario,
-        asked=asked,
+        asked=_asked(
+            fields.integer("id"),
+            extra,
+            fields.choice("answerer_role", ANSWERERS),
+            labels,
+            ("self", "teammate", "opponent"),
+            fields.choice("spec_action", SPEC_ACTIONS),
+        ),
         rep=fields.integer("rep"),
         stored={name: data[name] for name in _DERIVED if name in data},
         source_format=OUR_FORMAT,
+    )
+
+
+def _asked(
+    spec_id: int,
+    extra: str,
+    answerer_role: str,
+    labels: _Fields,
+    label_names: tuple[str, str, str],
+    action: str,
+) -> SpecRow:
+    """The spec row a scenario claims to satisfy; `label_names` name its Self, Teammate and
+    Opponent labels in `labels`."""
+    self_name, teammate_name, opponent_name = label_names
+    return SpecRow(
+        spec_id,
+        extra,
+        answerer_role,
+        labels.choice(self_name, SELF_LABELS),
+        labels.choice(teammate_name, OTHER_LABELS),
+        labels.choice(opponent_name, OTHER_LABELS),
+        action,
     )
 
 
@@ -306,19 +326,17 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
     transitions = _Fields(
         f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions")
     )
-    asked = SpecRow(
-        spec_id,
-        extra,
-        _REFERENCE_ANSWER_ROLES[answerer],
-        fields.choice("ks_self", SELF_LABELS),
-        fields.choice("ks_teammate", OTHER_LABELS),
-        fields.choice("ks_opponent", OTHER_LABELS),
-        fields.choice("correct_action", SPEC_ACTIONS),
-    )
     return ScenarioRecord(
         key=key,
         scenario=scenario,
-        asked=asked,
+        asked=_asked(
+            spec_id,
+            extra,
+            _REFERENCE_ANSWER_ROLES[answerer],
+            fields,
+            ("ks_self", "ks_teammate", "ks_opponent"),
+            fields.choice("correct_action", SPEC_ACTIONS),
+        ),
         rep=rep,
         stored={
             "visible_events": fields.integer("situation_event_count"),
