@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import REFERENCE_SCENARIOS, require_shared
 
-from tom_eval.cli import main, parse_ids
+from tom_eval.cli import main
+from tom_eval.spec import parse_ids
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -72,7 +73,7 @@ def test_check_exits_1_on_disagreement(tmp_path: Path, capsys: pytest.CaptureFix
     ("args", "problem"),
     [
         (["generate", "--ids", "40"], "unknown Id 40"),
-        (["generate", "--ids", "seven"], "--ids: cannot read 'seven'"),
+        (["generate", "--ids", "seven"], "ids: cannot read 'seven'"),
         (["generate", "--extras", "2C"], "unknown Extra '2C'"),
         (["generate", "--reps", "0"], "reps must be at least 1"),
         (["generate", "--reps", "many"], "invalid int value"),

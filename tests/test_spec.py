@@ -120,14 +120,14 @@ def test_a_missing_spec_file_names_the_file(tmp_path: Path) -> None:
     [
         ("categories: [\n", "not valid YAML"),
         ("- a list\n", "expected a mapping"),
-        ("mastery_ids: [1]\ngratuitous_lie_ids: [1]\n", "'categories' must be a non-empty list"),
+        ("mastery_ids: [1]\n", "'categories' must be a non-empty list"),
         (
-            "mastery_ids: [1]\ngratuitous_lie_ids: [1]\ncategories:\n  - name: X\n    components:\n"
+            "mastery_ids: [1]\ncategories:\n  - name: X\n    components:\n"
             "      - {ids: [1], expected: Dance, weight: 1, success: optimal}\n",
             "unknown expected 'Dance'",
         ),
         (
-            "mastery_ids: [1]\ngratuitous_lie_ids: [1]\ncategories:\n  - name: X\n    components:\n"
+            "mastery_ids: [1]\ncategories:\n  - name: X\n    components:\n"
             "      - {ids: [1], expected: Pass, success: optimal}\n",
             "malformed mastery data",
         ),

@@ -19,7 +19,7 @@ from tom_eval.errors import InputError
 from tom_eval.generation import generate
 from tom_eval.narration import narrate, question_line
 from tom_eval.scenario_file import read_scenarios, write_scenarios
-from tom_eval.spec import EXTRAS, read_mastery, read_spec, select_rows
+from tom_eval.spec import EXTRAS, parse_extras, parse_ids, read_mastery, read_spec, select_rows
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 
@@ -27,28 +27,6 @@ DEFAULT_OUT = Path("scenarios.jsonl")
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise InputError(message)
-
-
-def parse_ids(text: str, known: list[int], mastery: tuple[int, ...]) -> list[int]:
-    """ "all", "mastery", or a list like "7,8,12-13"."""
-    if text == "all":
-        return sorted(set(known))
-    if text == "mastery":
-        return list(mastery)
-    ids: list[int] = []
-    for part in text.split(","):
-        low, _, high = part.strip().partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
-            raise InputError(
-                f"--ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
-            )
-        ids += range(int(low), int(high or low) + 1)
-    return sorted(set(ids))
-
-
-def parse_extras(text: str) -> list[str]:
-    extras = [extra.strip().upper() for extra in text.split(",") if extra.strip()]
-    return sorted(set(extras), key=lambda extra: EXTRAS.index(extra) if extra in EXTRAS else -1)
 
 
 def _generate(args: argparse.Namespace) -> int:

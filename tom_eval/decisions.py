@@ -9,6 +9,7 @@ lower cost and then by a fixed action order, so the choice is deterministic.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -46,8 +47,24 @@ class Action:
             return f"Ask({self.player}, {self.container})"
         return f"Tell({self.player}, {self.container}, {self.contents})"
 
+    @staticmethod
+    def from_text(text: str) -> Action:
+        """The inverse of `str(action)` for canonical text; raises ValueError otherwise.
+        (Model replies go through `parsing`, which is lenient; this is not.)"""
+        if text == "Pass":
+            return PASS
+        match = _CANONICAL.fullmatch(text)
+        if match is None:
+            raise ValueError(f"not a canonical action: {text!r}")
+        if match[1] == "Ask" and match[4] is None:
+            return Action("ask", match[2], match[3])
+        if match[1] == "Tell" and match[4] is not None:
+            return Action("tell", match[2], match[3], match[4])
+        raise ValueError(f"not a canonical action: {text!r}")
+
 
 PASS = Action("pass")
+_CANONICAL = re.compile(r"(Ask|Tell)\(([A-Z]), (\w+)(?:, (.+))?\)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,10 +238,13 @@ class Mind:
     """In the room and witnessed the latest change (TOM_GAME.md section 1)."""
 
 
-def actual_minds(scenario: Scenario) -> tuple[str | None, dict[str, Mind]]:
-    """Ground truth at the end: the container's contents and every character's mind."""
+def actual_minds(
+    scenario: Scenario, container: str | None = None
+) -> tuple[str | None, dict[str, Mind]]:
+    """Ground truth at the end about `container` (default: the question container): what
+    it holds and every character's mind."""
     rooms = scenario.rooms
-    question = scenario.question
+    question = container or scenario.question
     beliefs: dict[str, str | None] = {player: None for player in CHARACTERS}
     saw_latest = {player: player in scenario.present_initially for player in CHARACTERS}
     for room, after, event in zip(rooms[:-1], rooms[1:], scenario.events, strict=True):

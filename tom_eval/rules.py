@@ -45,8 +45,13 @@ def always_truthful_to(replier: str, asker: str) -> bool:
     return same_team(replier, asker) or replier == NEUTRAL
 
 
+def answer_score(correct: bool, rules: Rules) -> float:
+    """Points the answerer's team gets for its answer."""
+    wrong = -ANSWER_POINTS if rules.lose else 0.0
+    return ANSWER_POINTS if correct else wrong
+
+
 def answer_points(answerer: str, correct: bool, rules: Rules) -> float:
     """Blue-minus-Red points from the answer phase."""
-    wrong = -ANSWER_POINTS if rules.lose else 0.0
-    points = ANSWER_POINTS if correct else wrong
-    return points if TEAMS[answerer] == "blue" else -points
+    score = answer_score(correct, rules)
+    return score if TEAMS[answerer] == "blue" else -score

@@ -194,16 +194,7 @@ def _our_record(where: str, data: Any) -> ScenarioRecord:
     where = f"{where} (scenario {key})"
     fields = _Fields(where, data)
     extra = fields.choice("extra", EXTRAS)
-    scenario = _scenario(
-        fields,
-        containers=tuple(fields.texts("containers")),
-        present=fields.texts("present_initially"),
-        events=[
-            _our_event(where, index, event) for index, event in enumerate(fields.array("events"))
-        ],
-        question=fields.text("question"),
-        answerer=fields.text("answerer"),
-    )
+    scenario = read_story_fields(data, where)
     labels = _Fields(f"{where} labels", fields.mapping("labels"))
     return ScenarioRecord(
         key=key,
@@ -255,6 +246,21 @@ _DERIVED = (
     "ect",
     "visible_events",
 )
+
+
+def read_story_fields(data: Any, where: str) -> Scenario:
+    """The story part of a tom-eval scenario (see `story_fields`); InputError if malformed."""
+    fields = _Fields(where, data)
+    return _scenario(
+        fields,
+        containers=tuple(fields.texts("containers")),
+        present=fields.texts("present_initially"),
+        events=[
+            _our_event(where, index, event) for index, event in enumerate(fields.array("events"))
+        ],
+        question=fields.text("question"),
+        answerer=fields.text("answerer"),
+    )
 
 
 def _our_event(where: str, index: int, data: Any) -> Event:

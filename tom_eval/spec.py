@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +134,43 @@ def select_rows(rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str]) 
     return sorted(chosen, key=lambda row: (row.id, EXTRAS.index(row.extra)))
 
 
+def parse_ids(
+    value: str | int | list[int | str], known: list[int], mastery: tuple[int, ...]
+) -> list[int]:
+    """Spec Ids from "all", "mastery", an Id, or a list like "7,8,12-13"."""
+    text = _list_text(value)
+    if text == "all":
+        return sorted(set(known))
+    if text == "mastery":
+        return list(mastery)
+    ids: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise InputError(
+                f"ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
+            )
+        ids += range(int(low), int(high or low) + 1)
+    return sorted(set(ids))
+
+
+def parse_extras(value: str | list[str]) -> list[str]:
+    """A list like "0A,1B"."""
+    extras = [extra.strip().upper() for extra in _list_text(value).split(",") if extra.strip()]
+    for extra in extras:
+        if extra not in EXTRAS:
+            raise InputError(f"unknown Extra '{extra}' (allowed: {', '.join(EXTRAS)})")
+    return sorted(set(extras), key=EXTRAS.index)
+
+
+def _list_text(value: object) -> str:
+    """A comma-separated list as text, however it arrives: Inspect's `-T ids=7,8` hands over
+    a list, or the text of one ("['7', '8']")."""
+    if isinstance(value, list):
+        value = ",".join(str(item) for item in value)
+    return re.sub(r"[\[\]'\" ]", "", str(value))
+
+
 def _ranges(ids: set[int]) -> str:
     ordered = sorted(ids)
     return (
@@ -165,7 +203,6 @@ class MasteryCategory:
 class Mastery:
     mastery_ids: tuple[int, ...]
     categories: tuple[MasteryCategory, ...]
-    gratuitous_lie_ids: tuple[int, ...]
 
     def categories_of(self, spec_id: int) -> list[str]:
         return [category.name for category in self.categories if spec_id in category.ids]
@@ -184,11 +221,7 @@ def read_mastery(path: Path | None = None) -> Mastery:
         raise InputError(f"{path}: expected a mapping at the top level")
     try:
         categories = tuple(_category(path, entry) for entry in _list(path, data, "categories"))
-        return Mastery(
-            _ids(path, data, "mastery_ids"),
-            categories,
-            _ids(path, data, "gratuitous_lie_ids"),
-        )
+        return Mastery(_ids(path, data, "mastery_ids"), categories)
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(f"{path}: malformed mastery data ({error})") from error
 

@@ -1,0 +1,1 @@
+"""Scorers and metrics of tom-eval's tasks."""

@@ -1,0 +1,216 @@
+"""Scoring the Ask/Tell/Pass game (TOM_GAME.md section 8).
+
+Each sample's Score.value holds numbers only, so epoch reducers average them correctly:
+optimal, lies_okay, valid, regret, points, lie_to_opponent, and answer_correct (NaN,
+i.e. unscored, when A was not the answerer). The engine (`tom_eval.oracle.solve`) decides
+what is optimal and what each action is worth; nothing is looked up.
+
+Metrics: mean and Wilson interval per key; optimal grouped by answerer, Extra and expected
+action; balanced accuracy over the expected-action classes (the headline: always-Pass
+scores about 81% plain accuracy but exactly 1/3 balanced); the mastery categories with
+their weights from scenarios/mastery.yaml; and the gratuitous-lie rate.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    ci_wilson,
+    grouped,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from tom_eval.decisions import PASS, Action, guaranteed_value
+from tom_eval.epistemics import BELIEVES_FALSE
+from tom_eval.oracle import Solution, solve
+from tom_eval.scenario_file import read_story_fields
+from tom_eval.solver import GameRecord
+from tom_eval.spec import Mastery, read_mastery
+from tom_eval.world import NOTHING, OPPONENTS, SELF
+
+SUCCESS_KEYS = {
+    "optimal": "optimal",
+    "lie_to_opponent_answerer": "lie_to_opponent",
+    "lies_okay": "lies_okay",
+}
+"""Score.value key for each `success` rule of scenarios/mastery.yaml."""
+
+
+# Each grouping is its own registered metric: Inspect keys metric results by registry name,
+# so three plain `grouped(...)` metrics would collide and only one would be reported.
+@metric(name="answerer")
+def by_answerer() -> Metric:
+    return grouped(mean(), "answerer", all=False)
+
+
+@metric(name="extra")
+def by_extra() -> Metric:
+    return grouped(mean(), "extra", all=False)
+
+
+@metric(name="expected")
+def by_expected_action() -> Metric:
+    return grouped(mean(), "expected_action", all=False)
+
+
+def _per_key_metrics() -> dict[str, list[Metric]]:
+    return {
+        "optimal": [
+            mean(),
+            ci_wilson(),
+            by_answerer(),
+            by_extra(),
+            by_expected_action(),
+        ],
+        "lies_okay": [mean(), ci_wilson()],
+        "valid": [mean(), ci_wilson()],
+        "regret": [mean(), stderr()],
+        "points": [mean(), stderr()],
+        "answer_correct": [mean(), ci_wilson()],
+        "lie_to_opponent": [mean()],
+    }
+
+
+def score_value(solution: Solution, chosen: Action | None, record: GameRecord) -> dict[str, float]:
+    """The numbers of one sample. An unreadable reply is invalid and never optimal; its
+    regret is that of the Pass the game played instead."""
+    scenario = solution.scenario
+    optimal = chosen == solution.decision.optimal
+    lie = chosen is not None and is_lie_to_opponent_answerer(solution, chosen)
+    best = guaranteed_value(solution.situation, solution.decision.optimal)
+    return {
+        "optimal": float(optimal),
+        "lies_okay": float(optimal or lie),
+        "valid": float(chosen is not None),
+        "regret": best - guaranteed_value(solution.situation, chosen or PASS),
+        "points": record.blue - record.red,
+        "answer_correct": float(record.answer_correct) if scenario.answerer == SELF else math.nan,
+        "lie_to_opponent": float(lie),
+    }
+
+
+def is_lie_to_opponent_answerer(solution: Solution, action: Action) -> bool:
+    """A told the answering opponent, about the question container, something other than
+    what A believes is there (the reference judged the told container instead)."""
+    scenario = solution.scenario
+    return (
+        action.kind == "tell"
+        and scenario.answerer in OPPONENTS
+        and action.player == scenario.answerer
+        and action.container == scenario.question
+        and action.contents != (solution.assessment.self_belief or NOTHING)
+    )
+
+
+def _value(sample: SampleScore, key: str) -> float:
+    value = sample.score.value
+    assert isinstance(value, dict), "tom_scorer values are dicts"
+    return float(value[key])
+
+
+@metric
+def balanced_accuracy() -> Metric:
+    """Mean over expected-action classes (Pass, Ask Teammate, Tell Teammate) of the share
+    of optimal actions in that class: a constant policy scores 1/3 whatever the mix."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        by_class: dict[str, list[float]] = defaultdict(list)
+        for sample in scores:
+            metadata = sample.sample_metadata or {}
+            by_class[str(metadata["expected_action"])].append(_value(sample, "optimal"))
+        if not by_class:
+            return math.nan
+        return sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
+
+    return compute
+
+
+@metric
+def mastery() -> Metric:
+    """The ToM mastery categories of scenarios/mastery.yaml: per category, the weighted
+    share of successes over its components' samples; categories with no sample are left out."""
+    categories = read_mastery()
+
+    def compute(scores: list[SampleScore]) -> Value:
+        return mastery_scores(categories, scores)
+
+    return compute
+
+
+def mastery_scores(categories: Mastery, scores: list[SampleScore]) -> dict[str, float]:
+    result: dict[str, float] = {}
+    for category in categories.categories:
+        weighted, weights = 0.0, 0.0
+        for component in category.components:
+            key = SUCCESS_KEYS[component.success]
+            for sample in scores:
+                if (sample.sample_metadata or {}).get("id") in component.ids:
+                    weighted += component.weight * _value(sample, key)
+                    weights += component.weight
+        if weights:
+            result[slug(category.name)] = weighted / weights
+    return result
+
+
+def slug(name: str) -> str:
+    """A metric name for a category: "Self: Knowledge vs Belief" -> "self_knowledge_vs_belief"."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+@metric
+def gratuitous_lie_rate() -> Metric:
+    """Share of lies among samples where the answering opponent already believes something
+    false, so that a lie gains nothing (the reference's Ids 30-32)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        lies = [
+            _value(sample, "lie_to_opponent")
+            for sample in scores
+            if _answering_opponent_believes_false(sample.sample_metadata or {})
+        ]
+        return sum(lies) / len(lies) if lies else math.nan
+
+    return compute
+
+
+def _answering_opponent_believes_false(metadata: dict[str, object]) -> bool:
+    answerer = str(metadata.get("answerer"))
+    labels = metadata.get("character_labels")
+    return answerer in OPPONENTS and isinstance(labels, dict) and labels[answerer] == BELIEVES_FALSE
+
+
+@scorer(metrics=[_per_key_metrics(), balanced_accuracy(), mastery(), gratuitous_lie_rate()])
+def tom_scorer() -> Scorer:
+    """Scores A's action against the engine, and the turn's points."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        record = store_as(GameRecord)
+        solution = solve(read_story_fields(state.metadata["story"], str(state.sample_id)))
+        chosen = Action.from_text(record.action) if record.action else None
+        value = score_value(solution, chosen, record)
+        return Score(
+            value=value,
+            answer=record.action or "invalid",
+            explanation=(
+                f"chose {record.action or 'nothing readable, played as Pass'}; the engine's "
+                f"optimal action is {solution.decision.optimal} (regret {value['regret']:g}); "
+                f"{record.answerer} answered {record.answer or 'nothing readable'}"
+            ),
+            metadata={"raw_action": record.raw_action, "problem": record.action_problem},
+        )
+
+    return score

@@ -1,0 +1,1 @@
+"""Inspect tasks of tom-eval: thin files, parameters in, Task out."""

@@ -1,0 +1,64 @@
+"""The Ask/Tell/Pass Theory-of-Mind game: `inspect eval tasks/tom.py --model <provider/model>`.
+
+One Sample per scenario; the model plays player A for one turn. See the README for every
+parameter and for what is measured.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+
+from scorers.tom import tom_scorer
+from tom_eval.dataset import scenario_records, tom_dataset
+from tom_eval.errors import InputError
+from tom_eval.game import parse_lineup
+from tom_eval.parsing import RESPONSE_FORMATS, ResponseFormat
+from tom_eval.rules import Rules
+from tom_eval.solver import play_turn
+
+
+@task
+def tom(
+    ids: str | int | list[int | str] = "all",
+    extras: str | list[str] = "0A,0B,1A,1B",
+    reps: int = 10,
+    seed: int = 0,
+    scenario_file: str | None = None,
+    response_format: str = "choice",
+    lineup: str = "default",
+    lose: bool = False,
+) -> Task:
+    """The Ask/Tell/Pass game.
+
+    Args:
+        ids: spec Ids: "all" (39), "mastery" (the 26 of the reference), or e.g. "7,8,12-13".
+        extras: load conditions, e.g. "0A,1B" (default all four).
+        reps: instances per (Id, Extra) when generating (default 10).
+        seed: generator seed (default 0).
+        scenario_file: play the scenarios of a file instead (tom-eval's JSONL or the
+            reference's JSON); ids and extras filter it, reps and seed are unused.
+        response_format: "choice" (lettered options), "action" (the action only) or
+            "free" (reasoning, then a final ACTION: line).
+        lineup: "default" (B dishonest teammate, C honest opponent, D dishonest opponent)
+            or changes such as "D=honest_opponent,N=neutral".
+        lose: a wrong answer costs the answerer's team one point.
+    """
+    try:
+        if response_format not in RESPONSE_FORMATS:
+            raise InputError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+        records = scenario_records(ids, extras, reps, seed, scenario_file)
+        solver = play_turn(
+            cast(ResponseFormat, response_format), parse_lineup(lineup), Rules(lose=lose)
+        )
+    except InputError as error:
+        # Inspect prints a PrerequisiteError as one line, without a traceback.
+        raise PrerequisiteError(f"tom: {error}") from None
+    return Task(
+        dataset=tom_dataset(records, name=scenario_file or f"tom-eval seed {seed}"),
+        solver=solver,
+        scorer=tom_scorer(),
+        version="1-A",
+    )

@@ -1,0 +1,395 @@
+"""The reply parser reads realistic model output leniently and never guesses or raises."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tom_eval.decisions import PASS, Action
+from tom_eval.parsing import (
+    RESPONSE_FORMATS,
+    ParsedAction,
+    ParsedAnswer,
+    ResponseFormat,
+    option_letter,
+    parse_action,
+    parse_answer,
+)
+from tom_eval.world import CONTAINERS, ITEMS, NOTHING
+
+PLAYERS = ("B", "C", "D", "N")
+FORMATS: tuple[ResponseFormat, ...] = ("choice", "action", "free")
+
+
+def ask(player: str, container: str) -> Action:
+    return Action("ask", player, container)
+
+
+def tell(player: str, container: str, contents: str) -> Action:
+    return Action("tell", player, container, contents)
+
+
+def ok(action: Action) -> ParsedAction:
+    return ParsedAction(action)
+
+
+def bad(problem: str) -> ParsedAction:
+    return ParsedAction(None, problem)
+
+
+LONG_REASONING = "\n".join(
+    [
+        "Let me think step by step.",
+        "B is my teammate and left the room before C moved the apple.",
+        "Option 1: I could Ask(B, bag), but B does not know.",
+        "Option 2: Tell(B, bag, banana) would fix B's belief.",
+        "I could also pass, which is free, but then B answers wrong.",
+        *(f"Step {step}: B still believes the bag holds the apple." for step in range(40)),
+        "So telling B is worth the cost.",
+        "",
+        "ACTION: Tell(B, bag, banana)",
+    ]
+)
+
+ACTION_CASES: list[tuple[str, ParsedAction]] = [
+    ("Pass", ok(PASS)),
+    ("Ask(B, bag)", ok(ask("B", "bag"))),
+    ("Tell(B, bag, apple)", ok(tell("B", "bag", "apple"))),
+    ("ask(b, BAG)", ok(ask("B", "bag"))),
+    ("TELL(d, BASKET, STAPLER)", ok(tell("D", "basket", "stapler"))),
+    ("Ask(B, the bag)", ok(ask("B", "bag"))),
+    ("Tell(B, the bag, an apple)", ok(tell("B", "bag", "apple"))),
+    ('Tell("B", \'bag\', "apple")', ok(tell("B", "bag", "apple"))),
+    ("Tell(\u201cC\u201d, \u2018box\u2019, \u201corange\u201d)", ok(tell("C", "box", "orange"))),
+    ("**Pass**", ok(PASS)),
+    ("`Ask(B, box)`", ok(ask("B", "box"))),
+    ("```\nTell(C, basket, brick)\n```", ok(tell("C", "basket", "brick"))),
+    ("```python\nAsk(D, bag)\n```", ok(ask("D", "bag"))),
+    ("```Pass```", ok(PASS)),
+    ('```json\n{"action": "Tell(B, box, banana)"}\n```', ok(tell("B", "box", "banana"))),
+    ("Tell(B, bag, apple.)", ok(tell("B", "bag", "apple"))),
+    ("Tell(B, bag, apple).", ok(tell("B", "bag", "apple"))),
+    ("Pass.", ok(PASS)),
+    ("  Ask (  B ,   bag  )  ", ok(ask("B", "bag"))),
+    ("Ask(B,bag)", ok(ask("B", "bag"))),
+    ("Ask(Player B, bag)", ok(ask("B", "bag"))),
+    ("Ask(player=B, container=bag)", ok(ask("B", "bag"))),
+    ("Tell(N, box, nothing)", ok(tell("N", "box", NOTHING))),
+    ("Tell(B, bag, empty)", ok(tell("B", "bag", NOTHING))),
+    ("Tell(B, bag, no object)", ok(tell("B", "bag", NOTHING))),
+    ("Tell(B, bag, None)", ok(tell("B", "bag", NOTHING))),
+    ("Tell(B, bag, red ball)", ok(tell("B", "bag", "ball"))),
+    ("Tell(B, bag, the bananas)", ok(tell("B", "bag", "banana"))),
+    ("Tell(C, bag, unicorn)", ok(tell("C", "bag", "unicorn"))),
+    ("Tell(C, bag, apple or banana)", ok(tell("C", "bag", "apple or banana"))),
+    ("Tell(B, bag, apple). I'll pass on explaining.", ok(tell("B", "bag", "apple"))),
+    ("I pass.", ok(PASS)),
+    ("I'll pass", ok(PASS)),
+    ('{"action": "Pass"}', ok(PASS)),
+    ('{"action": "Ask(C, basket)"}', ok(ask("C", "basket"))),
+    ("Action: Ask(B, bag)", ok(ask("B", "bag"))),
+    ("Ask(B, bag)\nAsk(B, bag)", ok(ask("B", "bag"))),
+    (
+        "The template is Tell(Player, Container, Contents), so: Tell(B, box, ball)",
+        ok(tell("B", "box", "ball")),
+    ),
+    (
+        "Ask(B, bag) or Tell(B, bag, apple)",
+        bad("ambiguous: several different actions (Ask(B, bag), Tell(B, bag, apple))"),
+    ),
+    ("Ask(X, bag)", bad("unknown player 'X'")),
+    ("Ask(A, bag)", bad("A cannot address itself")),
+    ("Ask(B, drawer)", bad("unknown container 'drawer'")),
+    ("Ask(B, bag, apple)", bad("Ask takes 2 arguments, got 3")),
+    ("Tell(B, bag)", bad("Tell takes 3 arguments, got 2")),
+    ('Tell(B, bag, "")', bad("Tell has no contents")),
+    ("", bad("empty reply")),
+    ("   \n\t\n", bad("empty reply")),
+    ("I cannot help with that.", bad("no action found")),
+    ("I'm sorry, but I won't pass judgement on this game.", bad("no action found")),
+    ("B", bad("no action found")),
+    ('{"action": "ask", "player": "B", "container": "bag"}', bad("no action found")),
+    ("I am passing the turn", bad("no action found")),
+]
+
+OPTIONS = (
+    PASS,
+    ask("B", "bag"),
+    ask("C", "bag"),
+    tell("B", "bag", "apple"),
+    tell("C", "bag", NOTHING),
+)
+"""A) Pass  B) Ask(B, bag)  C) Ask(C, bag)  D) Tell(B, bag, apple)  E) Tell(C, bag, nothing)"""
+
+CHOICE_CASES: list[tuple[str, ParsedAction]] = [
+    ("A", ok(PASS)),
+    ("B", ok(ask("B", "bag"))),
+    ("C", ok(ask("C", "bag"))),
+    ("D", ok(tell("B", "bag", "apple"))),
+    ("b", ok(ask("B", "bag"))),
+    ("(B)", ok(ask("B", "bag"))),
+    ("B)", ok(ask("B", "bag"))),
+    ("B.", ok(ask("B", "bag"))),
+    ("**B**", ok(ask("B", "bag"))),
+    ("Option B", ok(ask("B", "bag"))),
+    ("Answer: B", ok(ask("B", "bag"))),
+    ("**Answer:** (E)", ok(tell("C", "bag", NOTHING))),
+    ("The answer is B.", ok(ask("B", "bag"))),
+    ("I choose option C", ok(ask("C", "bag"))),
+    ("I'd pick D, telling my teammate.", ok(tell("B", "bag", "apple"))),
+    ("My choice is B", ok(ask("B", "bag"))),
+    ("Selected option: C", ok(ask("C", "bag"))),
+    ("Letter: D", ok(tell("B", "bag", "apple"))),
+    ("B\n\nAsking my teammate is the cheapest way to learn.", ok(ask("B", "bag"))),
+    ("B - Ask(B, bag)", ok(ask("B", "bag"))),
+    ("I choose a box to look in: the answer is A.", ok(PASS)),
+    ("B) Ask(B, bag)", ok(ask("B", "bag"))),
+    ("(C) Ask(C, bag)", ok(ask("C", "bag"))),
+    ("Ask(B, bag)", ok(ask("B", "bag"))),
+    ("Ask(C, the bag)", ok(ask("C", "bag"))),
+    ("Pass", ok(PASS)),
+    ("Tell(C, bag, apple)", bad("Tell(C, bag, apple) is not among the options")),
+    ("F", bad("no option F (options are A-E)")),
+    ("Z)", bad("no option Z (options are A-E)")),
+    (
+        "Option A is free, but option C tells us more.",
+        bad("ambiguous: several options named (Pass, Ask(C, bag))"),
+    ),
+    (
+        "B) Ask(C, bag)",
+        bad("ambiguous: several options named (Ask(B, bag), Ask(C, bag))"),
+    ),
+    ("Option A is free, but option C tells us more.\nFinal answer: C", ok(ask("C", "bag"))),
+    ("A) Pass\nB) Ask(B, bag)\nAnswer: B", ok(ask("B", "bag"))),
+    ("I would ask player B about the bag.", bad("no option letter or action found")),
+    ("", bad("empty reply")),
+]
+
+FREE_CASES: list[tuple[str, ParsedAction]] = [
+    ("ACTION: Pass", ok(PASS)),
+    ("I could Tell(B, bag, apple)...\nACTION: Pass", ok(PASS)),
+    ("ACTION: Tell(B, bag, apple)\nI'll pass on further comment.", ok(tell("B", "bag", "apple"))),
+    ("Reasoning...\n**ACTION:** Ask(B, bag)", ok(ask("B", "bag"))),
+    ("Reasoning...\n**ACTION: Ask(B, bag)**", ok(ask("B", "bag"))),
+    ("Action: Pass", ok(PASS)),
+    ("- ACTION: ask(c, BOX)", ok(ask("C", "box"))),
+    ("> action: Tell(D, the basket, a brick.)", ok(tell("D", "basket", "brick"))),
+    ("ACTION: Ask(B, bag)\nWait, no.\nACTION: Tell(B, bag, ball)", ok(tell("B", "bag", "ball"))),
+    ("ACTION:\nAsk(C, basket)", ok(ask("C", "basket"))),
+    ("```\nACTION: Pass\n```", ok(PASS)),
+    (LONG_REASONING, ok(tell("B", "bag", "banana"))),
+    (
+        "ACTION: Ask(B, bag) or Tell(B, bag, apple)",
+        bad("ambiguous: several different actions (Ask(B, bag), Tell(B, bag, apple))"),
+    ),
+    ("Tell(B, bag, apple)", bad("no ACTION: line")),
+    ("I think I should pass.", bad("no ACTION: line")),
+    ("ACTION:", bad("empty ACTION: line")),
+    ("ACTION: B", bad("no action found")),
+    ("ACTION: Ask(B, cupboard)", bad("unknown container 'cupboard'")),
+    ("", bad("empty reply")),
+]
+
+ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
+    ("apple", "action", ParsedAnswer("apple")),
+    ("The apple.", "action", ParsedAnswer("apple")),
+    ("**Banana**", "choice", ParsedAnswer("banana")),
+    ("It contains a red ball.", "action", ParsedAnswer("ball")),
+    ("Apples", "action", ParsedAnswer("apple")),
+    ("nothing", "action", ParsedAnswer(NOTHING)),
+    ("It's empty.", "action", ParsedAnswer(NOTHING)),
+    ("None", "choice", ParsedAnswer(NOTHING)),
+    ("no object", "action", ParsedAnswer(NOTHING)),
+    ("There is nothing in the bag.", "action", ParsedAnswer(NOTHING)),
+    ("There isn't anything in it.", "action", ParsedAnswer(NOTHING)),
+    ("The apple, I think. Yes, the apple.", "action", ParsedAnswer("apple")),
+    # Documented limitation: negation is not read; answer replies are asked to be short.
+    ("Not the apple.", "action", ParsedAnswer("apple")),
+    ("a unicorn", "action", ParsedAnswer("unicorn")),
+    ("The bag contains a unicorn.", "action", ParsedAnswer("unicorn")),
+    ("There's a rubber duck in the bag", "action", ParsedAnswer("rubber duck")),
+    ("Maybe the apple.\nFinal answer: the banana", "action", ParsedAnswer("banana")),
+    (
+        "Maybe the apple. Final answer: the banana",
+        "action",
+        ParsedAnswer(None, "ambiguous: names several items (apple, banana)"),
+    ),
+    ("It held the apple before.\nAnswer: nothing", "action", ParsedAnswer(NOTHING)),
+    (
+        "apple or banana",
+        "action",
+        ParsedAnswer(None, "ambiguous: names several items (apple, banana)"),
+    ),
+    ("I don't know.", "action", ParsedAnswer(None, "no item named")),
+    (
+        "I am unable to determine this from the information given in the story.",
+        "action",
+        ParsedAnswer(None, "no item named"),
+    ),
+    ("", "action", ParsedAnswer(None, "empty reply")),
+    ("The apple went to the box.\nANSWER: nothing", "free", ParsedAnswer(NOTHING)),
+    ("Thinking about the apple...\n**Answer:** the Orange.", "free", ParsedAnswer("orange")),
+    ("ANSWER: brick\nThough it could be the apple.", "free", ParsedAnswer("brick")),
+    ("ANSWER: a unicorn", "free", ParsedAnswer("unicorn")),
+    ("The bag holds an apple.", "free", ParsedAnswer(None, "no ANSWER: line")),
+    ("ANSWER:", "free", ParsedAnswer(None, "empty ANSWER: line")),
+    ("", "free", ParsedAnswer(None, "empty reply")),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), ACTION_CASES)
+def test_action_format(reply: str, expected: ParsedAction) -> None:
+    assert parse_action(reply, "action") == expected
+
+
+@pytest.mark.parametrize(("reply", "expected"), CHOICE_CASES)
+def test_choice_format(reply: str, expected: ParsedAction) -> None:
+    assert parse_action(reply, "choice", OPTIONS) == expected
+
+
+@pytest.mark.parametrize(("reply", "expected"), FREE_CASES)
+def test_free_format(reply: str, expected: ParsedAction) -> None:
+    assert parse_action(reply, "free") == expected
+
+
+@pytest.mark.parametrize(("reply", "response_format", "expected"), ANSWER_CASES)
+def test_answers(reply: str, response_format: ResponseFormat, expected: ParsedAnswer) -> None:
+    assert parse_answer(reply, response_format) == expected
+
+
+def test_choice_without_options_reads_an_action() -> None:
+    assert parse_action("Ask(B, bag)", "choice") == ok(ask("B", "bag"))
+    assert parse_action("B", "choice") == bad("no action found")
+
+
+def test_free_format_with_options_accepts_a_letter() -> None:
+    assert parse_action("Thinking...\nACTION: C", "free", OPTIONS) == ok(ask("C", "bag"))
+    assert parse_action("ACTION: Tell(D, bag, ball)", "free", OPTIONS) == bad(
+        "Tell(D, bag, ball) is not among the options"
+    )
+
+
+def test_players_and_containers_can_be_restricted() -> None:
+    assert parse_action("Ask(N, bag)", "action", players=("B", "C")) == bad("unknown player 'N'")
+    assert parse_action("Ask(b, Bag)", "action", containers=("bag",)) == ok(ask("B", "bag"))
+    assert parse_action("Ask(B, box)", "action", containers=("bag",)) == bad(
+        "unknown container 'box'"
+    )
+
+
+def test_reasoning_model_with_empty_visible_text_is_invalid_everywhere() -> None:
+    for response_format in FORMATS:
+        assert parse_action("", response_format, OPTIONS) == bad("empty reply")
+        assert parse_answer("", response_format) == ParsedAnswer(None, "empty reply")
+
+
+def test_validity_follows_the_contents() -> None:
+    assert ok(PASS).valid
+    assert not bad("empty reply").valid
+    assert ParsedAnswer(NOTHING).valid
+    assert not ParsedAnswer(None, "empty reply").valid
+
+
+def test_option_letters() -> None:
+    assert [option_letter(index) for index in (0, 1, 2, 25)] == ["A", "B", "C", "Z"]
+    for index in (-1, 26):
+        with pytest.raises(ValueError, match="outside"):
+            option_letter(index)
+
+
+def test_unknown_format_is_a_caller_error() -> None:
+    with pytest.raises(ValueError, match="unknown response format"):
+        parse_action("Pass", "json")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown response format"):
+        parse_answer("apple", "json")  # type: ignore[arg-type]
+
+
+def test_formats_constant_matches_the_type() -> None:
+    assert RESPONSE_FORMATS == FORMATS
+
+
+# Property tests.
+
+actions = st.one_of(
+    st.just(PASS),
+    st.builds(ask, st.sampled_from(PLAYERS), st.sampled_from(CONTAINERS)),
+    st.builds(
+        tell,
+        st.sampled_from(PLAYERS),
+        st.sampled_from(CONTAINERS),
+        st.sampled_from((*ITEMS, NOTHING)),
+    ),
+)
+FRAGMENTS = (
+    "Ask(", "Tell(", "Pass", "pass", "B", "A", "C", ",", ")", "(", " ", "\n", "ACTION:",
+    "ANSWER:", "Answer: ", "Option ", "the ", "apple", "nothing", "bag", "box", "**", "```",
+    "\"", "'", ".", "not ", "Player ", "=", "\u212a", "\u017f", "\u00e9",
+)  # fmt: skip
+"""Pieces that reach deep into the parser, joined at random."""
+WRAPPERS = ("{}", "**{}**", "`{}`", "```\n{}\n```", "> {}", "- {}", "{}.", "  {}  \n")
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(), response_format=st.sampled_from(FORMATS), with_options=st.booleans())
+def test_arbitrary_text_never_raises(
+    text: str, response_format: ResponseFormat, with_options: bool
+) -> None:
+    parsed = parse_action(text, response_format, OPTIONS if with_options else ())
+    assert parsed.valid == (parsed.problem is None)
+    answer = parse_answer(text, response_format)
+    assert answer.valid == (answer.problem is None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(FRAGMENTS), max_size=30),
+    response_format=st.sampled_from(FORMATS),
+    with_options=st.booleans(),
+)
+def test_action_shaped_noise_never_raises(
+    pieces: list[str], response_format: ResponseFormat, with_options: bool
+) -> None:
+    text = "".join(pieces)
+    parsed = parse_action(text, response_format, OPTIONS if with_options else ())
+    assert parsed.valid == (parsed.problem is None)
+    assert parsed.problem is None or "\n" not in parsed.problem
+    answer = parse_answer(text, response_format)
+    assert answer.valid == (answer.problem is None)
+
+
+@given(action=actions)
+def test_rendered_actions_round_trip(action: Action) -> None:
+    assert parse_action(str(action), "action") == ok(action)
+    assert parse_action(f"Thinking...\nACTION: {action}", "free") == ok(action)
+
+
+@st.composite
+def decorated(draw: st.DrawFn, action: Action) -> str:
+    """`action` written the way a sloppy model might: articles, `Player`, any case, markdown."""
+    if action.kind == "pass":
+        text = "Pass"
+    else:
+        player = draw(st.sampled_from(("{}", "Player {}", '"{}"'))).format(action.player)
+        container = draw(st.sampled_from(("", "the ", "'"))) + str(action.container)
+        args = [player, container]
+        if action.kind == "tell":
+            article = draw(st.sampled_from(("", "a ", "an ", "the ")))
+            args.append(f"{article}{action.contents}{draw(st.sampled_from(('', '.')))}")
+        text = f"{action.kind}({', '.join(args)})"
+    cased = "".join(char.upper() if draw(st.booleans()) else char.lower() for char in text)
+    return draw(st.sampled_from(WRAPPERS)).format(cased)
+
+
+@given(data=st.data(), action=actions)
+def test_sloppy_actions_round_trip(data: st.DataObject, action: Action) -> None:
+    assert parse_action(data.draw(decorated(action)), "action") == ok(action)
+
+
+@given(data=st.data(), options=st.lists(actions, min_size=1, max_size=26))
+def test_option_letters_select_their_option(data: st.DataObject, options: list[Action]) -> None:
+    index = data.draw(st.integers(0, len(options) - 1))
+    letter = option_letter(index)
+    assert parse_action(letter, "choice", options) == ok(options[index])
+    wrapped = data.draw(st.sampled_from(("({})", "**{}**", "{})", "Answer: {}", "Option {}.")))
+    assert parse_action(wrapped.format(letter), "choice", options) == ok(options[index])

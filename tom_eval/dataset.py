@@ -1,0 +1,105 @@
+"""Scenarios as an Inspect dataset: one Sample per scenario, every analysis factor in metadata."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from tom_eval.errors import InputError
+from tom_eval.generation import generate
+from tom_eval.narration import narrate, question_line
+from tom_eval.oracle import solve
+from tom_eval.scenario_file import OUR_FORMAT, ScenarioRecord, read_scenarios, story_fields
+from tom_eval.spec import Mastery, parse_extras, parse_ids, read_mastery, read_spec, select_rows
+from tom_eval.validation import label_violations
+from tom_eval.world import CHARACTERS, SELF
+
+
+def scenario_records(
+    ids: str | int | list[int | str],
+    extras: str | list[str],
+    reps: int,
+    seed: int,
+    scenario_file: str | None,
+) -> list[ScenarioRecord]:
+    """Scenarios from a file (filtered by Ids and Extras), or freshly generated."""
+    mastery = read_mastery()
+    if scenario_file:
+        records = read_scenarios(user_path(scenario_file))
+        chosen_ids = set(parse_ids(ids, [r.asked.id for r in records], mastery.mastery_ids))
+        chosen_extras = set(parse_extras(extras))
+        records = [
+            r for r in records if r.asked.id in chosen_ids and r.asked.extra in chosen_extras
+        ]
+        if not records:
+            raise InputError(f"{scenario_file}: no scenario matches ids={ids} extras={extras}")
+        return records
+    spec = read_spec()
+    rows = select_rows(
+        spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), parse_extras(extras)
+    )
+    return [
+        ScenarioRecord(item.key, item.solution.scenario, item.row, item.rep, {}, OUR_FORMAT)
+        for item in generate(rows, reps, seed)
+    ]
+
+
+def user_path(text: str) -> Path:
+    """A path as the user meant it: relative to the directory `inspect eval` was started in
+    ($PWD), since Inspect runs a task from the task file's own directory."""
+    path = Path(text).expanduser()
+    if path.is_absolute():
+        return path
+    started_in = Path(os.environ.get("PWD", Path.cwd()))
+    return started_in / path if (started_in / path).exists() else path
+
+
+def tom_dataset(records: list[ScenarioRecord], name: str) -> MemoryDataset:
+    mastery = read_mastery()
+    return MemoryDataset([record_to_sample(record, mastery) for record in records], name=name)
+
+
+def record_to_sample(record: ScenarioRecord, mastery: Mastery) -> Sample:
+    """A Sample whose metadata carries the story (for the solver) and every analysis factor."""
+    solution = solve(record.scenario)
+    problems = label_violations(record.asked, solution)
+    if problems:
+        raise InputError(f"scenario {record.key}: {problems[0]} (run `tom-eval check` on the file)")
+    assessment, decision, asked = solution.assessment, solution.decision, record.asked
+    unknown_in_room = any(
+        assessment.label(player) == "Unknown" and player in assessment.present
+        for player in CHARACTERS
+    )
+    metadata: dict[str, Any] = {
+        "key": record.key,
+        "id": asked.id,
+        "extra": asked.extra,
+        "rep": record.rep,
+        "answerer": record.scenario.answerer,
+        "answerer_role": asked.answerer,
+        "label_self": asked.self_label,
+        "label_teammate": asked.teammate_label,
+        "label_opponent": asked.opponent_label,
+        "character_labels": {player: assessment.label(player) for player in CHARACTERS},
+        "expected_action": asked.action,
+        "optimal_action": str(decision.optimal),
+        "margin": decision.margin,
+        "action_values": decision.values,
+        "ect": assessment.ect,
+        "visible_events": assessment.visible_events,
+        "mastery_categories": mastery.categories_of(asked.id),
+        "in_mastery_set": asked.id in mastery.mastery_ids,
+        "unknown_in_room": unknown_in_room,
+        "self_belief_true": solution.minds[SELF].belief == solution.truth,
+        "story": story_fields(record.scenario),
+    }
+    observation = solution.observation
+    return Sample(
+        id=record.key,
+        input=f"{narrate(observation)}\n{question_line(observation)}",
+        target=str(decision.optimal),
+        metadata=metadata,
+    )

@@ -1,0 +1,191 @@
+"""One turn of the Ask/Tell/Pass game, modelled as OpenSpiel models imperfect-information games.
+
+`Turn` is an immutable state: `legal_actions()`, `apply_action()`, `apply_answer()` (or
+`answer_by_simulation()` when someone else answers), `is_terminal()` and `returns()`.
+The simulated characters act by their type (TOM_GAME.md section 1): honest characters
+answer an Ask with their belief; dishonest ones lie to the other team; a hearer adopts
+a Tell only from its own teammate, and not when it knows better. What A perceives is the
+observer's (`epistemics.observe`) plus the replies to A's own Asks.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from tom_eval.decisions import PASS, Action, legal_actions
+from tom_eval.epistemics import actual_minds
+from tom_eval.errors import InputError
+from tom_eval.oracle import Solution
+from tom_eval.rules import SEED_RULES, Rules, adopts_tell, answer_score, same_team
+from tom_eval.world import NEUTRAL, NOTHING, OPPONENTS, SELF, TEAMMATE, TEAMS, Put, Scenario
+
+CHARACTER_TYPES: tuple[str, ...] = (
+    "live_player",
+    "honest_teammate",
+    "dishonest_teammate",
+    "honest_opponent",
+    "dishonest_opponent",
+    "neutral",
+)
+_ROLE_TYPES = {
+    SELF: ("live_player",),
+    TEAMMATE: ("honest_teammate", "dishonest_teammate"),
+    "C": ("honest_opponent", "dishonest_opponent"),
+    "D": ("honest_opponent", "dishonest_opponent"),
+    NEUTRAL: ("neutral",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """Who plays which character type. A is always the live player."""
+
+    types: tuple[tuple[str, str], ...] = (
+        (SELF, "live_player"),
+        (TEAMMATE, "dishonest_teammate"),
+        ("C", "honest_opponent"),
+        ("D", "dishonest_opponent"),
+    )
+
+    def type_of(self, player: str) -> str:
+        return dict(self.types)[player]
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(player for player, _ in self.types)
+
+    @property
+    def has_neutral(self) -> bool:
+        return NEUTRAL in self.players
+
+    def lies_to(self, speaker: str, hearer: str) -> bool:
+        """Dishonest characters lie to the other team; nobody lies to its own team."""
+        return self.type_of(speaker).startswith("dishonest") and not same_team(speaker, hearer)
+
+    def __str__(self) -> str:
+        return ",".join(f"{player}={kind}" for player, kind in self.types if player != SELF)
+
+
+DEFAULT_LINEUP = Lineup()
+
+
+def parse_lineup(text: str) -> Lineup:
+    """ "default", or changes to it like "B=honest_teammate,D=honest_opponent,N=neutral"."""
+    types = dict(DEFAULT_LINEUP.types)
+    if text.strip() not in ("", "default"):
+        for part in text.split(","):
+            player, _, kind = (piece.strip() for piece in part.partition("="))
+            if player not in _ROLE_TYPES or player == SELF:
+                raise InputError(f"lineup: unknown player '{player}' (use B, C, D or N)")
+            if kind not in _ROLE_TYPES[player]:
+                allowed = ", ".join(_ROLE_TYPES[player])
+                raise InputError(f"lineup: {player} cannot be '{kind}' (allowed: {allowed})")
+            types[player] = kind
+    order = (SELF, TEAMMATE, *OPPONENTS, NEUTRAL)
+    return Lineup(tuple((player, types[player]) for player in order if player in types))
+
+
+Phase = Literal["action", "answer", "done"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A's turn on one scenario: A acts, then the answerer answers, then points are scored."""
+
+    solution: Solution
+    lineup: Lineup = DEFAULT_LINEUP
+    rules: Rules = SEED_RULES
+    seed: str = ""
+    """Seeds the one random choice a character makes: which false item a liar names."""
+    phase: Phase = "action"
+    action: Action | None = None
+    reply: str | None = None
+    """What the player A asked said (an item or NOTHING)."""
+    told: dict[str, str] = field(default_factory=dict)
+    """Beliefs about the question container that hearers adopted from a Tell."""
+    answer: str | None = None
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.solution.scenario
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        return legal_actions(self.solution.situation) if self.phase == "action" else ()
+
+    def apply_action(self, action: Action) -> Turn:
+        """A acts; an Ask gets its reply, a Tell may change what the hearer believes."""
+        if self.phase != "action":
+            raise ValueError(f"no action in the {self.phase} phase")
+        if action != PASS and action.player not in self.lineup.players[1:]:
+            raise ValueError(f"{action} addresses a player who is not in the game")
+        turn = replace(self, phase="answer", action=action)
+        if action.kind == "ask" and action.player and action.container:
+            return replace(turn, reply=self._reply(action.player, action.container))
+        if action.kind == "tell" and action.player and action.container == self.scenario.question:
+            hearer = action.player
+            knows = self._mind(hearer, action.container)[1]
+            if adopts_tell(hearer, SELF, hearer_knows=knows) and action.contents is not None:
+                return replace(turn, told={hearer: action.contents})
+        return turn
+
+    def apply_answer(self, contents: str | None) -> Turn:
+        """A answers the question (None: A gave no readable answer, which is wrong)."""
+        if self.phase != "answer" or self.scenario.answerer != SELF:
+            raise ValueError("A answers only in the answer phase of a question put to A")
+        return replace(self, phase="done", answer=contents)
+
+    def answer_by_simulation(self) -> Turn:
+        """The simulated answerer reports what it believes (answerers never lie to the game)."""
+        answerer = self.scenario.answerer
+        if self.phase != "answer" or answerer == SELF:
+            raise ValueError("only a simulated answerer answers by simulation")
+        told = self.told.get(answerer)
+        answer = told if told is not None else self._belief(answerer, self.scenario.question)
+        return replace(self, phase="done", answer=answer)
+
+    def is_terminal(self) -> bool:
+        return self.phase == "done"
+
+    @property
+    def answer_correct(self) -> bool:
+        return self.answer == (self.solution.truth or NOTHING)
+
+    def returns(self) -> dict[str, float]:
+        """Points each team won this turn: the action's cost (A is Blue), then the answer."""
+        if not self.is_terminal() or self.action is None:
+            raise ValueError("returns are known only at the end of the turn")
+        score = answer_score(self.answer_correct, self.rules)
+        blue_answers = TEAMS[self.scenario.answerer] == "blue"
+        return {
+            "blue": -self.action.cost + (score if blue_answers else 0.0),
+            "red": 0.0 if blue_answers else score,
+        }
+
+    @property
+    def margin(self) -> float:
+        """Blue minus Red: the quantity the decision engine guarantees."""
+        points = self.returns()
+        return points["blue"] - points["red"]
+
+    def _mind(self, player: str, container: str) -> tuple[str, bool]:
+        """(belief, knows) of `player` about `container`; the neutral player is never in the
+        room, so it believes every container is empty."""
+        if player == NEUTRAL:
+            return NOTHING, False
+        _, minds = actual_minds(self.scenario, container)
+        return minds[player].belief or NOTHING, minds[player].knows
+
+    def _belief(self, player: str, container: str) -> str:
+        return self._mind(player, container)[0]
+
+    def _reply(self, asked: str, container: str) -> str:
+        belief = self._belief(asked, container)
+        if not self.lineup.lies_to(asked, SELF):
+            return belief
+        # A lie: something the liar believes is NOT there, so it is never the truth as the
+        # liar sees it (the reference's fixed first-differing item could be).
+        story_items = sorted({e.item for e in self.scenario.events if isinstance(e, Put)})
+        candidates = [item for item in (*story_items, NOTHING) if item != belief]
+        return random.Random(f"lie:{self.seed}:{asked}:{container}").choice(candidates)

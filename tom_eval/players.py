@@ -1,0 +1,186 @@
+"""Reference players: Inspect model providers that play by fixed policies (`--model tom/<name>`).
+
+* `oracle`: reads the story from the prompt, runs the engine, plays its optimal action and
+  answers from what A knows (its own certain belief, or a reply it can trust);
+* `always-pass`: always passes (the trivial baseline: 81% plain accuracy, 1/3 balanced);
+* `random`: picks uniformly among the actions of the choice format (seeded by `-M seed`
+  and the prompt, so a run is reproducible);
+* `no-tom`: a player without theory of mind. It acts as if every other player knew what A
+  knows, so it never sees a reason to ask or tell.
+
+They read nothing but the conversation, through `prompts.read_prompt`, so they can never
+use what player A could not perceive. Each reply reports token usage (about four
+characters a token; no tokenizer download) and `-M latency=SECONDS` imitates an API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from tom_eval.decisions import PASS, Action, Situation, decide
+from tom_eval.epistemics import Assessment, assess
+from tom_eval.parsing import option_letter
+from tom_eval.prompts import PromptView, choice_options, read_prompt
+from tom_eval.rules import always_truthful_to
+from tom_eval.world import NOTHING, SELF
+
+
+def oracle(view: PromptView, seed: str) -> Action:
+    return decide(_situation(view, assess(view.observation))).optimal
+
+
+def always_pass(view: PromptView, seed: str) -> Action:
+    return PASS
+
+
+def random_action(view: PromptView, seed: str) -> Action:
+    return random.Random(seed).choice(_options(view, seed))
+
+
+def no_theory_of_mind(view: PromptView, seed: str) -> Action:
+    """Decides as if everyone, itself included, knew what A believes."""
+    mine = assess(view.observation)
+    everyone_knows = Assessment(
+        statuses={player: "true" for player in mine.statuses},
+        present=frozenset(mine.statuses),
+        self_belief=mine.self_belief,
+        truth=mine.self_belief,
+        truth_known=True,
+        ect=mine.ect,
+        visible_events=mine.visible_events,
+    )
+    return decide(_situation(view, everyone_knows)).optimal
+
+
+POLICIES: dict[str, Callable[[PromptView, str], Action]] = {
+    "oracle": oracle,
+    "always-pass": always_pass,
+    "random": random_action,
+    "no-tom": no_theory_of_mind,
+}
+
+
+def _situation(view: PromptView, assessment: Assessment) -> Situation:
+    observation = view.observation
+    return Situation(
+        assessment,
+        observation.question,
+        observation.answerer,
+        view.players,
+        observation.containers,
+        view.rules,
+    )
+
+
+def _options(view: PromptView, seed: str) -> list[Action]:
+    if view.options:
+        return list(view.options)
+    belief = assess(view.observation).self_belief
+    return choice_options(view.observation, belief, view.players, seed)
+
+
+_REPLY = re.compile(
+    r"^(?P<player>[A-DN]) replies: the (?P<container>\w+) contains (?:an? )?(?P<contents>\w+)\.$"
+)
+
+
+def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> str:
+    """The reply of reference player `policy` to a conversation of (role, text) pairs."""
+    user_texts = [text for role, text in conversation if role == "user"]
+    view = read_prompt(user_texts[0])
+    if user_texts[-1].startswith("ANSWER PHASE"):
+        contents = best_answer(view, user_texts[1:])
+        return (
+            f"I answer from what I know.\nANSWER: {contents}"
+            if view.response_format == "free"
+            else contents
+        )
+    sample_seed = f"{seed}:{hashlib.sha256(user_texts[0].encode()).hexdigest()}"
+    action = POLICIES[policy](view, sample_seed)
+    if view.response_format == "choice":
+        return option_letter(view.options.index(action))
+    if view.response_format == "free":
+        return f"I weigh who knows what.\nACTION: {action}"
+    return str(action)
+
+
+def best_answer(view: PromptView, later_messages: list[str]) -> str:
+    """A's own belief, unless a player A can trust replied with certain knowledge."""
+    assessment = assess(view.observation)
+    for text in later_messages:
+        match = _REPLY.match(text.strip())
+        if match is None or match["container"] != view.observation.question:
+            continue
+        player = match["player"]
+        if always_truthful_to(player, SELF) and assessment.statuses.get(player) == "true":
+            return match["contents"]
+    return assessment.self_belief or NOTHING
+
+
+DEFAULT_CONFIG = GenerateConfig()
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class ReferencePlayer(ModelAPI):
+    """`tom/<policy>`; model args: `latency` (seconds per call), `seed` (for `random`)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = DEFAULT_CONFIG,
+        latency: float = 0.0,
+        seed: int = 0,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_name not in POLICIES:
+            raise ValueError(
+                f"unknown reference player 'tom/{model_name}' (use one of: {', '.join(POLICIES)})"
+            )
+        self.latency = float(latency)
+        self.seed = int(seed)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        conversation = [(message.role, message.text) for message in input]
+        text = respond(self.model_name, conversation, self.seed)
+        prompt_tokens = sum(_tokens(message.text) for message in input)
+        output = ModelOutput.from_content(model=f"tom/{self.model_name}", content=text)
+        output.usage = ModelUsage(
+            input_tokens=prompt_tokens,
+            output_tokens=_tokens(text),
+            total_tokens=prompt_tokens + _tokens(text),
+        )
+        return output
+
+    def max_connections(self) -> int:
+        return 100
+
+    async def count_text_tokens(self, text: str) -> int:
+        return _tokens(text)
