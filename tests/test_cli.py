@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE_SCENARIOS, require_shared
 
+from conftest import REFERENCE_SCENARIOS, require_shared
 from tom_eval.cli import main
 from tom_eval.spec import parse_ids
 

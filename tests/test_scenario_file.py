@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REFERENCE_SCENARIOS, require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import REFERENCE_SCENARIOS, require_shared
 from tom_eval.checking import check
 from tom_eval.errors import InputError
 from tom_eval.generation import generate

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE_SPEC, require_shared
 
+from conftest import REFERENCE_SPEC, require_shared
 from tom_eval.errors import InputError
 from tom_eval.spec import EXTRAS, SpecRow, read_mastery, read_spec, select_rows
 

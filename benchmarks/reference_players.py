@@ -1,0 +1,98 @@
+"""Scores and run time of the reference players on the default scenarios.
+
+Runs `inspect eval tasks/tom.py --model tom/<player>` for each player (as a user would, in
+a separate process) over the default 1,560 generated scenarios, or over a scenario file,
+and prints a markdown table: N, balanced accuracy, plain accuracy, lies okay, invalid rate,
+mean regret, mean points and wall time. For `random` it also prints the chance band: the
+expected balanced accuracy of uniform guessing among the choice options, +- 1.96 sd.
+
+Usage: python benchmarks/reference_players.py [--scenario-file FILE] [--format choice]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log
+
+PLAYERS = ("oracle", "always-pass", "no-tom", "random")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(player: str, log_dir: Path, task_args: list[str]) -> tuple[float, Path]:
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inspect_ai",
+            "eval",
+            "tasks/tom.py",
+            "--model",
+            f"tom/{player}",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+            *task_args,
+        ],
+        cwd=ROOT,
+        check=True,
+    )
+    return time.perf_counter() - started, next(log_dir.glob("*.eval"))
+
+
+def chance_band(log_path: Path) -> tuple[float, float, float]:
+    """Expected balanced accuracy of a uniform choice among the options of each sample."""
+    log = read_eval_log(str(log_path))
+    classes: dict[str, list[float]] = defaultdict(list)
+    for sample in log.samples or []:
+        options = len(sample.store["GameRecord:options"]) or 7
+        classes[sample.metadata["expected_action"]].append(1 / options)
+    mean = sum(sum(p) / len(p) for p in classes.values()) / len(classes)
+    variance = sum(sum(q * (1 - q) for q in p) / len(p) ** 2 for p in classes.values())
+    sd = math.sqrt(variance) / len(classes)
+    return mean, mean - 1.96 * sd, mean + 1.96 * sd
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario-file")
+    parser.add_argument("--format", default="choice", choices=("choice", "action", "free"))
+    args = parser.parse_args()
+    task_args = ["-T", f"response_format={args.format}"]
+    if args.scenario_file:
+        task_args += ["-T", f"scenario_file={Path(args.scenario_file).resolve()}"]
+    columns = ("player", "N", "balanced accuracy", "plain accuracy", "lies okay", "invalid")
+    print("| " + " | ".join((*columns, "regret", "points", "wall time")) + " |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        for player in PLAYERS:
+            seconds, path = run(player, Path(folder) / player, task_args)
+            log = read_eval_log(str(path), header_only=True)
+            assert log.results is not None
+            m = {f"{s.name}.{k}": v.value for s in log.results.scores for k, v in s.metrics.items()}
+            print(
+                f"| tom/{player} | {log.results.total_samples} "
+                f"| {m['tom_scorer.balanced_accuracy']:.3f} | {m['optimal.mean']:.3f} "
+                f"| {m['lies_okay.mean']:.3f} | {1 - m['valid.mean']:.3f} "
+                f"| {m['regret.mean']:.3f} | {m['points.mean']:+.3f} | {seconds:.1f} s |"
+            )
+            if player == "random":
+                mean, low, high = chance_band(path)
+                inside = low <= m["tom_scorer.balanced_accuracy"] <= high
+                print(
+                    f"\nrandom chance band: expected {mean:.3f}, 95% band [{low:.3f}, {high:.3f}]"
+                    f" -> {'inside' if inside else 'OUTSIDE'}"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""One turn of the game: replies by honesty type, Tells by trust, answers and points."""
+
+from __future__ import annotations
+
+import pytest
+
+from tom_eval.decisions import PASS, Action
+from tom_eval.errors import InputError
+from tom_eval.game import DEFAULT_LINEUP, Turn, parse_lineup
+from tom_eval.oracle import solve
+from tom_eval.rules import Rules
+from tom_eval.world import Enter, Leave, Move, Put, Scenario
+
+# A puts a ball in the bag and leaves; B stays and sees C move the ball to the box and put
+# an apple in the bag. D left before anything happened (believes the bag is empty).
+STORY = (
+    Leave("D"),
+    Put("A", "ball", "bag"),
+    Leave("A"),
+    Move("C", "ball", "bag", "box"),
+    Put("C", "apple", "bag"),
+    Enter("A"),
+)
+
+
+def turn(answerer: str = "A", lineup: str = "default", lose: bool = False) -> Turn:
+    scenario = Scenario(frozenset("ABCD"), STORY, "bag", answerer)
+    rules = Rules(lose=lose)
+    return Turn(solve(scenario, rules), parse_lineup(lineup), rules, seed="test")
+
+
+def test_a_teammate_answers_an_ask_truthfully_even_if_dishonest() -> None:
+    assert DEFAULT_LINEUP.type_of("B") == "dishonest_teammate"
+    assert turn().apply_action(Action("ask", "B", "bag")).reply == "apple"
+
+
+def test_a_dishonest_opponent_lies_and_the_lie_is_never_what_it_believes() -> None:
+    # D left before the ball was put: it believes the bag is empty.
+    replies = {
+        Turn(turn().solution, DEFAULT_LINEUP, Rules(), seed=str(seed))
+        .apply_action(Action("ask", "D", "bag"))
+        .reply
+        for seed in range(40)
+    }
+    assert "nothing" not in replies
+    assert replies <= {"ball", "apple"}
+
+
+def test_an_honest_opponent_answers_blue_truthfully() -> None:
+    assert turn().apply_action(Action("ask", "C", "bag")).reply == "apple"
+    assert turn().apply_action(Action("ask", "C", "box")).reply == "ball"
+
+
+def test_the_neutral_player_is_never_in_the_room() -> None:
+    asked = turn(lineup="N=neutral").apply_action(Action("ask", "N", "bag"))
+    assert asked.reply == "nothing"
+
+
+def test_a_teammate_adopts_a_tell_unless_it_knows() -> None:
+    # B saw the latest change: it knows and ignores a contradicting Tell.
+    told = turn("B").apply_action(Action("tell", "B", "bag", "banana")).answer_by_simulation()
+    assert told.answer == "apple" and told.answer_correct
+
+
+def test_opponents_ignore_tells_from_blue() -> None:
+    told = turn("D").apply_action(Action("tell", "D", "bag", "apple")).answer_by_simulation()
+    assert told.answer == "nothing" and not told.answer_correct
+    assert told.returns() == {"blue": -0.5, "red": 0.0}
+
+
+def test_points_follow_the_rules() -> None:
+    passed = turn().apply_action(PASS)
+    assert passed.apply_answer("apple").returns() == {"blue": 1.0, "red": 0.0}
+    assert passed.apply_answer("ball").returns() == {"blue": 0.0, "red": 0.0}
+    assert passed.apply_answer(None).returns() == {"blue": 0.0, "red": 0.0}
+    lose = turn(lose=True).apply_action(Action("ask", "B", "bag")).apply_answer("ball")
+    assert lose.returns() == {"blue": -1.5, "red": 0.0}
+    red = turn("C", lose=True).apply_action(PASS).answer_by_simulation()
+    assert red.answer_correct and red.returns() == {"blue": 0.0, "red": 1.0}
+    assert red.margin == -1.0
+
+
+def test_the_turn_is_a_state_machine() -> None:
+    start = turn()
+    assert start.legal_actions() and not start.is_terminal()
+    acted = start.apply_action(PASS)
+    assert acted.legal_actions() == ()
+    with pytest.raises(ValueError, match="no action in the answer phase"):
+        acted.apply_action(PASS)
+    with pytest.raises(ValueError, match="only a simulated answerer"):
+        acted.answer_by_simulation()
+    with pytest.raises(ValueError, match="not in the game"):
+        start.apply_action(Action("ask", "N", "bag"))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("B=honest_opponent", "B cannot be 'honest_opponent'"),
+        ("A=honest_teammate", "unknown player 'A'"),
+        ("Z=neutral", "unknown player 'Z'"),
+    ],
+)
+def test_bad_lineups_fail_in_one_line(text: str, problem: str) -> None:
+    with pytest.raises(InputError, match=problem):
+        parse_lineup(text)
+
+
+def test_lineup_changes_apply_to_the_default() -> None:
+    lineup = parse_lineup("D=honest_opponent,N=neutral")
+    assert str(lineup) == "B=dishonest_teammate,C=honest_opponent,D=honest_opponent,N=neutral"
+    assert not lineup.lies_to("D", "A") and lineup.has_neutral

@@ -1,0 +1,243 @@
+"""tasks/tom.py end to end through Inspect, with scripted replies and the reference players.
+
+Scripted replies carry token usage, so no tokenizer is downloaded: nothing needs the network.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+
+from conftest import REFERENCE_SCENARIOS, ROOT, require_shared
+from tasks.tom import tom
+from tom_eval.decisions import PASS, Action
+from tom_eval.parsing import ResponseFormat, option_letter
+from tom_eval.prompts import PromptView, read_prompt
+
+# Id 12: Self answers, Ask Teammate is optimal. Id 17: Teammate answers, Tell Teammate.
+# Id 27: an opponent answers, Pass is optimal.
+THREE = {"ids": "12,17,27", "extras": "0A", "reps": 1}
+
+Policy = Callable[[PromptView], Action | str]
+
+
+def scripted(policy: Policy, answers: str = "reply") -> Model:
+    """A model that plays `policy` (an Action, or raw text to send as is) and answers with
+    what a player replied to it, else "nothing"."""
+
+    def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
+        user = [message.text for message in messages if message.role == "user"]
+        view = read_prompt(user[0])
+        if user[-1].startswith("ANSWER PHASE"):
+            told = [re.search(r"contains (?:an? )?(\w+)\.", text) for text in user[1:-1]]
+            contents = next((m[1] for m in told if m), "nothing") if answers == "reply" else answers
+            text = (
+                f"Let me think.\nANSWER: {contents}" if view.response_format == "free" else contents
+            )
+        else:
+            choice = policy(view)
+            text = choice if isinstance(choice, str) else render(choice, view)
+        output = ModelOutput.from_content(model="mockllm/model", content=text)
+        output.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
+        return output
+
+    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+
+
+def render(action: Action, view: PromptView) -> str:
+    if view.response_format == "choice":
+        return option_letter(view.options.index(action))
+    if view.response_format == "free":
+        return f"B was away, so...\n**ACTION:** {action}"
+    return str(action)
+
+
+def by_hand(view: PromptView) -> Action:
+    """Ask in Id 12, Tell in Id 17, and lie to the answering opponent in Id 27."""
+    observation = view.observation
+    question, answerer = observation.question, observation.answerer
+    if answerer == "A":
+        return Action("ask", "B", question)
+    items = [event.item for event in observation.events if hasattr(event, "item")]
+    if answerer == "B":
+        return Action("tell", "B", question, items[-1])
+    lies = [
+        option for option in view.options if option.kind == "tell" and option.player == answerer
+    ]
+    return lies[0] if lies else Action("tell", answerer, question, "stapler")
+
+
+def run(tmp_path: Path, model: Model | str, **task_args: Any) -> EvalLog:
+    options = {key: task_args.pop(key) for key in ("epochs", "max_samples") if key in task_args}
+    (log,) = inspect_eval(
+        tom(**task_args), model=model, log_dir=str(tmp_path), display="none", **options
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    return {
+        f"{score.name}.{name}": metric.value
+        for score in log.results.scores
+        for name, metric in score.metrics.items()
+    }
+
+
+@pytest.mark.parametrize("response_format", ["choice", "action", "free"])
+def test_always_passing_scores_exactly(tmp_path: Path, response_format: ResponseFormat) -> None:
+    got = metrics(
+        run(tmp_path, scripted(lambda view: PASS), response_format=response_format, **THREE)
+    )
+    assert got["tom_scorer.balanced_accuracy"] == pytest.approx(1 / 3)
+    assert got["optimal.mean"] == pytest.approx(1 / 3)
+    assert got["optimal.expected_Pass"] == 1.0 and got["optimal.expected_Ask Teammate"] == 0.0
+    assert got["valid.mean"] == 1.0
+    assert got["regret.mean"] == pytest.approx(1 / 3)  # 0.5 in Ids 12 and 17
+    # Id 12: A answers "nothing", wrong. Id 17: B believes something false. Id 27: Red scores.
+    assert got["points.mean"] == pytest.approx(-1 / 3)
+    assert got["answer_correct.mean"] == 0.0
+    assert got["lies_okay.mean"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("response_format", ["choice", "action", "free"])
+def test_asking_telling_and_lying_score_exactly(
+    tmp_path: Path, response_format: ResponseFormat
+) -> None:
+    log = run(tmp_path, scripted(by_hand), response_format=response_format, **THREE)
+    got = metrics(log)
+    assert got["optimal.mean"] == pytest.approx(2 / 3)
+    assert got["tom_scorer.balanced_accuracy"] == pytest.approx(2 / 3)
+    assert got["lies_okay.mean"] == 1.0  # the lie to the answering opponent counts here
+    assert got["lie_to_opponent.mean"] == pytest.approx(1 / 3)
+    assert got["tom_scorer.strategic_lies"] == 1.0  # Id 27 rewards the lie
+    assert got["regret.mean"] == pytest.approx(1 / 6)  # the lie costs 0.5 and changes nothing
+    assert got["answer_correct.mean"] == 1.0  # A asked B, who knows
+    # Id 12: +1 - 0.5; Id 17: B adopts the Tell, +1 - 0.5; Id 27: the opponent ignores the lie.
+    assert got["points.mean"] == pytest.approx((0.5 + 0.5 - 1.5) / 3)
+    records = {sample.id: sample.store for sample in log.samples or []}
+    assert records["12-0A-r1"]["GameRecord:reply"] is not None
+
+
+@pytest.mark.parametrize(
+    ("response_format", "reply"),
+    [("choice", "I'd rather not say."), ("action", ""), ("free", "Tell(B, bag, apple), surely.")],
+)
+def test_unreadable_replies_are_counted_not_dropped(
+    tmp_path: Path, response_format: ResponseFormat, reply: str
+) -> None:
+    log = run(tmp_path, scripted(lambda view: reply), response_format=response_format, **THREE)
+    got = metrics(log)
+    assert len(log.samples or []) == 3
+    assert got["valid.mean"] == 0.0 and got["optimal.mean"] == 0.0
+    assert got["regret.mean"] == pytest.approx(1 / 3)  # played as Pass
+    for sample in log.samples or []:
+        assert sample.scores is not None and sample.scores["tom_scorer"].answer == "invalid"
+
+
+def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:
+    """Three epochs play Pass, then by hand, then an unreadable reply, for each sample: the
+    metrics must average the epochs per sample, not break on the reduced values."""
+    calls: Counter[str] = Counter()
+
+    def rotate(view: PromptView) -> Action | str:
+        key = str(view.observation)
+        calls[key] += 1
+        plays: list[Action | str] = [PASS, by_hand(view), "???"]
+        return plays[(calls[key] - 1) % 3]
+
+    log = run(
+        tmp_path, scripted(rotate), response_format="action", epochs=3, max_samples=1, **THREE
+    )
+    got = metrics(log)
+    assert got["optimal.mean"] == pytest.approx(1 / 3)
+    assert got["tom_scorer.balanced_accuracy"] == pytest.approx(1 / 3)
+    assert got["valid.mean"] == pytest.approx(2 / 3)
+    assert got["regret.mean"] == pytest.approx((1 / 3 + 1 / 3 + 1 / 6) / 3)
+    assert got["lies_okay.mean"] == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
+    assert got["tom_scorer.strategic_lies"] == pytest.approx(1 / 3)
+
+
+def test_the_oracle_is_perfect_and_baselines_are_what_they_claim(tmp_path: Path) -> None:
+    args = {"ids": "mastery", "extras": "0A,1B", "reps": 2}
+    oracle = metrics(run(tmp_path / "oracle", "tom/oracle", **args))
+    assert oracle["optimal.mean"] == 1.0 and oracle["tom_scorer.balanced_accuracy"] == 1.0
+    assert oracle["regret.mean"] == 0.0 and oracle["valid.mean"] == 1.0
+    passing = metrics(run(tmp_path / "pass", "tom/always-pass", **args))
+    assert passing["tom_scorer.balanced_accuracy"] == pytest.approx(1 / 3)
+    assert passing["optimal.mean"] == pytest.approx(84 / 104)  # the share of Pass-optimal specs
+    no_tom = metrics(run(tmp_path / "no-tom", "tom/no-tom", **args))
+    assert no_tom["optimal.mean"] == passing["optimal.mean"]
+
+
+def test_the_reference_scenario_file_plays(tmp_path: Path) -> None:
+    path = require_shared(REFERENCE_SCENARIOS)
+    log = run(tmp_path, "tom/oracle", scenario_file=str(path), extras="1B", ids="12,13,17")
+    assert len(log.samples or []) == 30
+    assert metrics(log)["optimal.mean"] == 1.0
+
+
+def test_samples_carry_every_analysis_factor(tmp_path: Path) -> None:
+    log = run(tmp_path, "tom/oracle", **THREE)
+    sample = (log.samples or [])[0]
+    assert sample.id == "12-0A-r1"
+    for key in (
+        "id",
+        "extra",
+        "answerer",
+        "label_self",
+        "label_teammate",
+        "label_opponent",
+        "expected_action",
+        "mastery_categories",
+        "ect",
+        "visible_events",
+        "margin",
+    ):
+        assert key in sample.metadata
+    assert sample.metadata["mastery_categories"] == [
+        "Self: Knowledge vs Belief",
+        "Teammate vs Opponent",
+        "Teammate vs Opponent (lies okay)",
+    ]
+    assert math.isnan(metrics(log)["tom_scorer.gratuitous_lie_rate"])
+
+
+def inspect_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "inspect_ai", "eval", *args, "--display", "plain"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_the_entry_point_and_one_line_errors(tmp_path: Path) -> None:
+    ok = inspect_cli(
+        "tom_eval/tom",
+        "--model",
+        "tom/always-pass",
+        "-T",
+        "ids=12,17",
+        "-T",
+        "extras=0A",
+        "-T",
+        "reps=1",
+        "--log-dir",
+        str(tmp_path),
+    )
+    assert ok.returncode == 0, ok.stderr
+    bad = inspect_cli(
+        "tasks/tom.py", "--model", "tom/oracle", "-T", "ids=99", "--log-dir", str(tmp_path)
+    )
+    assert bad.returncode != 0
+    assert "tom: unknown Id 99" in bad.stdout + bad.stderr
+    assert "Traceback" not in bad.stdout + bad.stderr
