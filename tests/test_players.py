@@ -1,0 +1,90 @@
+"""The reference players: policies read only the conversation; providers imitate an API."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from inspect_ai.model import ChatMessageUser, GenerateConfig
+
+from tom_eval.decisions import PASS, Action
+from tom_eval.game import DEFAULT_LINEUP
+from tom_eval.generation import generate
+from tom_eval.parsing import RESPONSE_FORMATS, ResponseFormat, parse_action
+from tom_eval.players import POLICIES, ReferencePlayer, respond
+from tom_eval.prompts import action_prompt, answer_prompt, choice_options, reply_text
+from tom_eval.rules import Rules
+from tom_eval.spec import read_spec
+
+GROUP = generate([row for row in read_spec() if row.id in (12, 17, 27)], 2, 5)
+
+
+def prompt_for(index: int, response_format: ResponseFormat = "choice") -> tuple[str, list[Action]]:
+    solution = GROUP[index].solution
+    options = choice_options(
+        solution.observation, solution.assessment.self_belief, ("B", "C", "D"), "s"
+    )
+    shown = options if response_format == "choice" else []
+    prompt = action_prompt(solution.observation, DEFAULT_LINEUP, Rules(), response_format, shown)
+    return prompt, shown
+
+
+@pytest.mark.parametrize("response_format", RESPONSE_FORMATS)
+def test_the_oracle_plays_the_engines_optimal_action(response_format: ResponseFormat) -> None:
+    for index, item in enumerate(GROUP):
+        prompt, options = prompt_for(index, response_format)
+        text = respond("oracle", [("user", prompt)], seed=0)
+        parsed = parse_action(text, response_format, options)
+        assert parsed.action == item.solution.decision.optimal
+
+
+def test_the_oracle_answers_from_a_trusted_reply() -> None:
+    # Id 12: A only believes; after asking B (who knows) it answers with B's reply.
+    item = next(item for item in GROUP if item.row.id == 12)
+    prompt, _ = prompt_for(GROUP.index(item), "action")
+    question = item.solution.scenario.question
+    ask = item.solution.decision.optimal
+    truth = item.solution.truth or "nothing"
+    conversation = [
+        ("user", prompt),
+        ("assistant", str(ask)),
+        ("user", reply_text(ask, truth)),
+        ("user", answer_prompt(question, "action")),
+    ]
+    assert respond("oracle", conversation, seed=0) == truth
+
+
+def test_baselines() -> None:
+    for index in range(len(GROUP)):
+        prompt, options = prompt_for(index)
+        for policy in ("always-pass", "no-tom"):
+            played = parse_action(respond(policy, [("user", prompt)], 0), "choice", options)
+            assert played.action == PASS
+    prompt, options = prompt_for(0)
+    picks = {respond("random", [("user", prompt)], seed) for seed in range(30)}
+    assert len(picks) > 3 and respond("random", [("user", prompt)], 3) == respond(
+        "random", [("user", prompt)], 3
+    )
+
+
+def test_the_provider_reports_usage_and_imitates_latency() -> None:
+    prompt, _ = prompt_for(0)
+    player = ReferencePlayer("oracle", latency=0.2)
+    started = time.perf_counter()
+    output = asyncio.run(
+        player.generate([ChatMessageUser(content=prompt)], [], "auto", GenerateConfig())
+    )
+    assert time.perf_counter() - started >= 0.2
+    assert (
+        output.usage is not None
+        and output.usage.input_tokens > 100
+        and output.usage.output_tokens >= 1
+    )
+    assert asyncio.run(player.count_text_tokens("four")) == 1
+
+
+def test_unknown_players_are_refused() -> None:
+    assert set(POLICIES) == {"oracle", "always-pass", "random", "no-tom"}
+    with pytest.raises(ValueError, match="unknown reference player 'tom/genius'"):
+        ReferencePlayer("genius")
