@@ -37,6 +37,7 @@ from inspect_ai.util import store_as
 from tom_eval.decisions import PASS, Action, guaranteed_value
 from tom_eval.epistemics import BELIEVES_FALSE
 from tom_eval.oracle import Solution, solve
+from tom_eval.rules import Rules
 from tom_eval.scenario_file import read_story_fields
 from tom_eval.solver import GameRecord
 from tom_eval.spec import Mastery, read_mastery
@@ -67,6 +68,11 @@ def by_expected_action() -> Metric:
     return grouped(mean(), "expected_action", all=False)
 
 
+@metric(name="id")
+def by_id() -> Metric:
+    return grouped(mean(), "id", all=False)
+
+
 def _per_key_metrics() -> dict[str, list[Metric]]:
     return {
         "optimal": [
@@ -75,20 +81,24 @@ def _per_key_metrics() -> dict[str, list[Metric]]:
             by_answerer(),
             by_extra(),
             by_expected_action(),
+            by_id(),
         ],
         "lies_okay": [mean(), ci_wilson()],
         "valid": [mean(), ci_wilson()],
         "regret": [mean(), stderr()],
         "points": [mean(), stderr()],
         "answer_correct": [mean(), ci_wilson()],
+        "answer_valid": [mean()],
         "lie_to_opponent": [mean()],
     }
 
 
 def score_value(solution: Solution, chosen: Action | None, record: GameRecord) -> dict[str, float]:
     """The numbers of one sample. An unreadable reply is invalid and never optimal; its
-    regret is that of the Pass the game played instead."""
+    regret is that of the Pass the game played instead. The answer keys are NaN (unscored)
+    when A was not the one asked."""
     scenario = solution.scenario
+    a_answers = scenario.answerer == SELF
     optimal = chosen == solution.decision.optimal
     lie = chosen is not None and is_lie_to_opponent_answerer(solution, chosen)
     best = guaranteed_value(solution.situation, solution.decision.optimal)
@@ -98,7 +108,8 @@ def score_value(solution: Solution, chosen: Action | None, record: GameRecord) -
         "valid": float(chosen is not None),
         "regret": best - guaranteed_value(solution.situation, chosen or PASS),
         "points": record.blue - record.red,
-        "answer_correct": float(record.answer_correct) if scenario.answerer == SELF else math.nan,
+        "answer_correct": float(record.answer_correct) if a_answers else math.nan,
+        "answer_valid": float(record.answer_problem is None) if a_answers else math.nan,
         "lie_to_opponent": float(lie),
     }
 
@@ -199,7 +210,10 @@ def tom_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         record = store_as(GameRecord)
-        solution = solve(read_story_fields(state.metadata["story"], str(state.sample_id)))
+        story = read_story_fields(state.metadata["story"], str(state.sample_id))
+        # The rules the turn was played under: they set what each action is worth.
+        rules = Rules(lose=bool(state.metadata["lose"]))
+        solution = solve(story, rules, with_neutral=bool(state.metadata["neutral"]))
         chosen = Action.from_text(record.action) if record.action else None
         value = score_value(solution, chosen, record)
         return Score(
@@ -210,7 +224,12 @@ def tom_scorer() -> Scorer:
                 f"optimal action is {solution.decision.optimal} (regret {value['regret']:g}); "
                 f"{record.answerer} answered {record.answer or 'nothing readable'}"
             ),
-            metadata={"raw_action": record.raw_action, "problem": record.action_problem},
+            metadata={
+                "raw_action": record.raw_action,
+                "action_problem": record.action_problem,
+                "raw_answer": record.raw_answer,
+                "answer_problem": record.answer_problem,
+            },
         )
 
     return score

@@ -50,15 +50,16 @@ def tom(
         if response_format not in RESPONSE_FORMATS:
             raise InputError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
         records = scenario_records(ids, extras, reps, seed, scenario_file)
-        solver = play_turn(
-            cast(ResponseFormat, response_format), parse_lineup(lineup), Rules(lose=lose)
+        players, rules = parse_lineup(lineup), Rules(lose=lose)
+        dataset = tom_dataset(
+            records, scenario_file or f"tom-eval seed {seed}", rules, players.has_neutral
         )
     except InputError as error:
         # Inspect prints a PrerequisiteError as one line, without a traceback.
         raise PrerequisiteError(f"tom: {error}") from None
     return Task(
-        dataset=tom_dataset(records, name=scenario_file or f"tom-eval seed {seed}"),
-        solver=solver,
+        dataset=dataset,
+        solver=play_turn(cast(ResponseFormat, response_format), players, rules, seed),
         scorer=tom_scorer(),
         version="1-A",
     )

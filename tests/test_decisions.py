@@ -40,6 +40,8 @@ def situation_for(
         if inside or (label == "Unknown" and unknown_present):
             present.add(player)
     self_knows = statuses["A"] == "true"
+    # "Knows Truth" players were in the room for the latest change.
+    saw_latest = frozenset(p for p, label in labels.items() if label == "Knows Truth")
     assessment = Assessment(
         statuses=statuses,
         present=frozenset(present),
@@ -48,6 +50,7 @@ def situation_for(
         truth_known=self_knows,
         ect=0,
         visible_events=0,
+        saw_latest=saw_latest,
     )
     return Situation(assessment, "bag", ANSWERER[row.answerer], ("B", "C", "D"), CONTAINERS, rules)
 
@@ -103,3 +106,24 @@ def test_every_legal_action_gets_a_value(spec_rows: list[SpecRow]) -> None:
     assert len(actions) == 1 + 3 * 3 + 3 * 3 * 7
     assert all(isinstance(guaranteed_value(situation, action), float) for action in actions)
     assert str(Action("tell", "B", "box", "nothing")) == "Tell(B, box, nothing)"
+
+
+def test_a_lie_to_a_teammate_who_did_not_see_the_latest_change_is_believed() -> None:
+    from tom_eval.oracle import solve
+    from tom_eval.world import Enter, Leave, Move, Put, Scenario
+
+    scenario = Scenario(
+        frozenset("ABCD"),
+        (
+            Put("C", "ball", "bag"),
+            Leave("B"),
+            Move("A", "ball", "bag", "box"),
+            Move("A", "ball", "box", "bag"),
+            Enter("B"),
+        ),
+        "bag",
+        "B",
+    )
+    solution = solve(scenario)
+    assert guaranteed_value(solution.situation, Action("tell", "B", "bag", "apple")) == -0.5
+    assert solution.decision.optimal == PASS

@@ -135,3 +135,47 @@ def test_narration_names_who_is_outside() -> None:
         "Inside the room are an empty bag, an empty box, and an empty basket.",
         "B enters the room.",
     ]
+
+
+def test_a_outside_at_the_start_cannot_see_what_happens() -> None:
+    got = labels(Put("B", "apple", "bag"), present="BCD")
+    assert got["A"] == "Believes X" and got["B"] == "Knows Truth"
+
+
+def test_a_player_certainly_right_when_a_steps_out_stays_certainly_right() -> None:
+    # B is away while A takes the ball out and puts it back, so B is right again and A
+    # knows it. A leaves the room empty, then B comes in: B was certainly right and sees
+    # whatever happens from now on, so it stays certainly right.
+    got = labels(
+        Put("A", "ball", "bag"),
+        Leave("B"),
+        Leave("C"),
+        Leave("D"),
+        Move("A", "ball", "bag", "box"),
+        Move("A", "ball", "box", "bag"),
+        Leave("A"),
+        Enter("B"),
+    )
+    assert got["B"] == "Knows Truth"
+
+
+def test_being_right_in_the_room_is_not_having_seen_the_latest_change() -> None:
+    # B re-enters after the ball went out and back while it was away: it is right, and A
+    # knows it, but it did not see the latest change, so it would believe a Tell.
+    scenario = Scenario(
+        frozenset("ABCD"),
+        (
+            Put("C", "ball", "bag"),
+            Leave("B"),
+            Move("A", "ball", "bag", "box"),
+            Move("A", "ball", "box", "bag"),
+            Enter("B"),
+        ),
+        "bag",
+        "B",
+    )
+    assessment = assess(observe(scenario))
+    assert assessment.label("B") == "Knows Truth"
+    assert not assessment.knows_for_sure("B") and assessment.knows_for_sure("C")
+    _, minds = actual_minds(scenario)
+    assert not minds["B"].knows and minds["C"].knows

@@ -9,7 +9,7 @@ from tom_eval.errors import InputError
 from tom_eval.game import DEFAULT_LINEUP, Turn, parse_lineup
 from tom_eval.oracle import solve
 from tom_eval.rules import Rules
-from tom_eval.world import Enter, Leave, Move, Put, Scenario
+from tom_eval.world import ITEMS, Enter, Leave, Move, Put, Scenario
 
 # A puts a ball in the bag and leaves; B stays and sees C move the ball to the box and put
 # an apple in the bag. D left before anything happened (believes the bag is empty).
@@ -34,16 +34,23 @@ def test_a_teammate_answers_an_ask_truthfully_even_if_dishonest() -> None:
     assert turn().apply_action(Action("ask", "B", "bag")).reply == "apple"
 
 
-def test_a_dishonest_opponent_lies_and_the_lie_is_never_what_it_believes() -> None:
-    # D left before the ball was put: it believes the bag is empty.
-    replies = {
-        Turn(turn().solution, DEFAULT_LINEUP, Rules(), seed=str(seed))
-        .apply_action(Action("ask", "D", "bag"))
+def replies_of(asked: str, lineup: str, seeds: int = 40) -> set[str | None]:
+    return {
+        Turn(turn().solution, parse_lineup(lineup), Rules(), seed=str(seed))
+        .apply_action(Action("ask", asked, "bag"))
         .reply
-        for seed in range(40)
+        for seed in range(seeds)
     }
-    assert "nothing" not in replies
-    assert replies <= {"ball", "apple"}
+
+
+def test_a_dishonest_opponent_lies_and_the_lie_is_never_what_it_believes() -> None:
+    # D left before anything happened: it believes the bag is empty and saw no item, so
+    # its lie is some item, never "nothing".
+    lies = replies_of("D", "default")
+    assert "nothing" not in lies and lies <= set(ITEMS) and len(lies) > 1
+    # C saw the ball and the apple and believes the apple: it names the ball, the only
+    # other thing it saw (naming an item A never saw would reveal hidden events).
+    assert replies_of("C", "C=dishonest_opponent,D=honest_opponent") == {"ball"}
 
 
 def test_an_honest_opponent_answers_blue_truthfully() -> None:

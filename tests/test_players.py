@@ -49,8 +49,7 @@ def test_the_oracle_answers_from_a_trusted_reply() -> None:
     conversation = [
         ("user", prompt),
         ("assistant", str(ask)),
-        ("user", reply_text(ask, truth)),
-        ("user", answer_prompt(question, "action")),
+        ("user", f"{reply_text(ask, truth)}\n\n{answer_prompt(question, 'action')}"),
     ]
     assert respond("oracle", conversation, seed=0) == truth
 

@@ -108,3 +108,8 @@ def test_prompt_layout_is_stable() -> None:
     assert prompt.startswith("RULES\nYou are player A")
     assert "\n\nSTORY\nHere is what you see:\n" in prompt
     assert prompt.endswith("Tell(Player, Container, Contents), and no other text.")
+
+
+def test_the_rules_name_the_scenarios_containers() -> None:
+    text = rules_text(DEFAULT_LINEUP, Rules(), ("crate", "jar"))
+    assert "two containers: a crate and a jar" in text

@@ -5,6 +5,7 @@ Scripted replies carry token usage, so no tokenizer is downloaded: nothing needs
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import subprocess
@@ -39,8 +40,8 @@ def scripted(policy: Policy, answers: str = "reply") -> Model:
     def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
         user = [message.text for message in messages if message.role == "user"]
         view = read_prompt(user[0])
-        if user[-1].startswith("ANSWER PHASE"):
-            told = [re.search(r"contains (?:an? )?(\w+)\.", text) for text in user[1:-1]]
+        if len(user) > 1 and "ANSWER PHASE" in user[-1]:
+            told = [re.search(r"contains (?:an? )?(\w+)\.", text) for text in user[1:]]
             contents = next((m[1] for m in told if m), "nothing") if answers == "reply" else answers
             text = (
                 f"Let me think.\nANSWER: {contents}" if view.response_format == "free" else contents
@@ -72,8 +73,13 @@ def by_hand(view: PromptView) -> Action:
     items = [event.item for event in observation.events if hasattr(event, "item")]
     if answerer == "B":
         return Action("tell", "B", question, items[-1])
+    # The choice format's lie: a Tell to the answerer of something A does not believe
+    # (A's belief is what every Tell to the teammate says).
+    believed = {option.contents for option in view.options if option.player == "B"}
     lies = [
-        option for option in view.options if option.kind == "tell" and option.player == answerer
+        option
+        for option in view.options
+        if option.kind == "tell" and option.player == answerer and option.contents not in believed
     ]
     return lies[0] if lies else Action("tell", answerer, question, "stapler")
 
@@ -125,6 +131,8 @@ def test_asking_telling_and_lying_score_exactly(
     assert got["tom_scorer.strategic_lies"] == 1.0  # Id 27 rewards the lie
     assert got["regret.mean"] == pytest.approx(1 / 6)  # the lie costs 0.5 and changes nothing
     assert got["answer_correct.mean"] == 1.0  # A asked B, who knows
+    assert got["answer_valid.mean"] == 1.0
+    assert got["optimal.id_12"] == 1.0 and got["optimal.id_27"] == 0.0
     # Id 12: +1 - 0.5; Id 17: B adopts the Tell, +1 - 0.5; Id 27: the opponent ignores the lie.
     assert got["points.mean"] == pytest.approx((0.5 + 0.5 - 1.5) / 3)
     records = {sample.id: sample.store for sample in log.samples or []}
@@ -145,6 +153,43 @@ def test_unreadable_replies_are_counted_not_dropped(
     assert got["regret.mean"] == pytest.approx(1 / 3)  # played as Pass
     for sample in log.samples or []:
         assert sample.scores is not None and sample.scores["tom_scorer"].answer == "invalid"
+
+
+def test_the_lose_rule_sets_points_and_regret(tmp_path: Path) -> None:
+    got = metrics(run(tmp_path, scripted(lambda view: PASS), lose=True, **THREE))
+    # Passing where Ask or Tell were worth +0.5 now risks -1: regret 1.5 in Ids 12 and 17.
+    assert got["regret.mean"] == pytest.approx(1.0)
+    assert got["points.mean"] == pytest.approx(-1.0)
+
+
+def test_a_scenario_file_where_a_saw_no_item_plays(tmp_path: Path) -> None:
+    """A leaves before C puts the apple: A believes the bag is empty and has seen no item,
+    yet the choice format still offers a lie to the answering opponent."""
+    story = {
+        "key": "39-0A-r1",
+        "id": 39,
+        "extra": "0A",
+        "rep": 1,
+        "seed": 0,
+        "answerer_role": "Opponent",
+        "spec_action": "Pass",
+        "labels": {"self": "Believes X", "teammate": "Knows Truth", "opponent": "Knows Truth"},
+        "containers": ["bag", "box", "basket"],
+        "present_initially": ["A", "B", "C", "D"],
+        "events": [
+            {"type": "leave", "actor": "A"},
+            {"type": "put", "actor": "C", "item": "apple", "container": "bag"},
+        ],
+        "question": "bag",
+        "answerer": "C",
+    }
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(story) + "\n")
+    log = run(tmp_path, "tom/random", scenario_file=str(path))
+    options = (log.samples or [])[0].store["GameRecord:options"]
+    assert len(options) == 8 and any(
+        o.startswith("Tell(C, bag, ") and not o.endswith("nothing)") for o in options
+    )
 
 
 def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:

@@ -12,9 +12,10 @@ from tom_eval.errors import InputError
 from tom_eval.generation import generate
 from tom_eval.narration import narrate, question_line
 from tom_eval.oracle import solve
+from tom_eval.rules import Rules
 from tom_eval.scenario_file import OUR_FORMAT, ScenarioRecord, read_scenarios, story_fields
 from tom_eval.spec import Mastery, parse_extras, parse_ids, read_mastery, read_spec, select_rows
-from tom_eval.validation import label_violations
+from tom_eval.validation import action_violations, label_violations
 from tom_eval.world import CHARACTERS, SELF
 
 
@@ -57,15 +58,26 @@ def user_path(text: str) -> Path:
     return started_in / path if (started_in / path).exists() else path
 
 
-def tom_dataset(records: list[ScenarioRecord], name: str) -> MemoryDataset:
+def tom_dataset(
+    records: list[ScenarioRecord], name: str, rules: Rules, with_neutral: bool
+) -> MemoryDataset:
     mastery = read_mastery()
-    return MemoryDataset([record_to_sample(record, mastery) for record in records], name=name)
+    return MemoryDataset(
+        [record_to_sample(record, mastery, rules, with_neutral) for record in records], name=name
+    )
 
 
-def record_to_sample(record: ScenarioRecord, mastery: Mastery) -> Sample:
-    """A Sample whose metadata carries the story (for the solver) and every analysis factor."""
-    solution = solve(record.scenario)
-    problems = label_violations(record.asked, solution)
+def record_to_sample(
+    record: ScenarioRecord, mastery: Mastery, rules: Rules, with_neutral: bool
+) -> Sample:
+    """A Sample whose metadata carries the story and rules (for the solver and scorer) and
+    every analysis factor. A scenario the engine disagrees with is refused."""
+    solution = solve(record.scenario, rules, with_neutral)
+    problems = (
+        label_violations(record.asked, solution)
+        + action_violations(record.asked, solution)
+        + solution.unsound_inferences()
+    )
     if problems:
         raise InputError(f"scenario {record.key}: {problems[0]} (run `tom-eval check` on the file)")
     assessment, decision, asked = solution.assessment, solution.decision, record.asked
@@ -95,6 +107,9 @@ def record_to_sample(record: ScenarioRecord, mastery: Mastery) -> Sample:
         "unknown_in_room": unknown_in_room,
         "self_belief_true": solution.minds[SELF].belief == solution.truth,
         "story": story_fields(record.scenario),
+        "lose": rules.lose,
+        "neutral": with_neutral,
+        "base_story": f"{asked.id}-r{record.rep}",
     }
     observation = solution.observation
     return Sample(

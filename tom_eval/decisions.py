@@ -106,8 +106,8 @@ def _certainly_right(situation: Situation, player: str) -> bool:
 
 
 def _knows(situation: Situation, player: str) -> bool:
-    assessment = situation.assessment
-    return _certainly_right(situation, player) and player in assessment.present
+    """A is sure the player saw the latest change and is in the room: it ignores a Tell."""
+    return situation.assessment.knows_for_sure(player)
 
 
 def guaranteed_value(situation: Situation, action: Action) -> float:

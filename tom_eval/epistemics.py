@@ -84,6 +84,12 @@ class Assessment:
     truth_known: bool
     ect: int
     visible_events: int
+    saw_latest: frozenset[str] = frozenset()
+    """Players A is sure saw the latest change to the container: in the room, they ignore
+    hearsay about it (TOM_GAME.md section 1)."""
+
+    def knows_for_sure(self, player: str) -> bool:
+        return player in self.saw_latest and player in self.present
 
     def label(self, player: str) -> str:
         status = self.statuses[player]
@@ -123,6 +129,10 @@ class _Perspective:
             for player in PLAYERS
             if player != SELF
         }
+        # Who A is sure saw the latest change (so ignores hearsay, TOM_GAME.md section 1).
+        self.saw_latest = set(self.present)
+        if SELF not in self.present and self.present:
+            self._unobserved_stretch()
 
     def status(self, player: str) -> Status:
         if player == SELF:
@@ -150,6 +160,7 @@ class _Perspective:
                 # It believed the truth, and A has just seen what the truth was.
                 self.minds[player] = (_KNOWN, before)
         self.truth_known, self.truth, self.self_belief = True, after, after
+        self.saw_latest = set(self.present)
 
     def witness_presence(self, event: Leave | Enter) -> None:
         if isinstance(event, Leave):
@@ -160,14 +171,18 @@ class _Perspective:
             self._unobserved_stretch()
 
     def _unobserved_stretch(self) -> None:
-        """A is out and someone is in: the container may change unseen by A."""
+        """A is out and someone is in: the container may change unseen by A. A player in
+        the room who is certainly right stays so (it sees whatever happens); every other
+        player, and A, becomes unsure."""
+        right = {player for player in self.minds if self.status(player) == "true"}
         for player, (mode, _) in self.minds.items():
             if player in self.present:
-                if mode != _TRACKS:
-                    self.minds[player] = (_UNKNOWN, None)
+                self.minds[player] = (_TRACKS, None) if player in right else (_UNKNOWN, None)
             elif mode == _TRACKS:
                 self.minds[player] = (_KNOWN, self.truth) if self.truth_known else (_UNKNOWN, None)
         self.truth_known, self.truth = False, None
+        # Had the container changed, only those in the room would have seen it.
+        self.saw_latest &= self.present
 
 
 def _contents_change(event: Put | Move, question: str) -> tuple[str | None, str | None]:
@@ -218,6 +233,7 @@ def _snapshot(perspective: _Perspective, ect: int, visible_events: int) -> Asses
         truth_known=perspective.truth_known,
         ect=ect,
         visible_events=visible_events,
+        saw_latest=frozenset(perspective.saw_latest),
     )
 
 

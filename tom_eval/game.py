@@ -19,7 +19,18 @@ from tom_eval.epistemics import actual_minds
 from tom_eval.errors import InputError
 from tom_eval.oracle import Solution
 from tom_eval.rules import SEED_RULES, Rules, adopts_tell, answer_score, same_team
-from tom_eval.world import NEUTRAL, NOTHING, OPPONENTS, SELF, TEAMMATE, TEAMS, Put, Scenario
+from tom_eval.world import (
+    ITEMS,
+    NEUTRAL,
+    NOTHING,
+    OPPONENTS,
+    SELF,
+    TEAMMATE,
+    TEAMS,
+    Move,
+    Put,
+    Scenario,
+)
 
 CHARACTER_TYPES: tuple[str, ...] = (
     "live_player",
@@ -185,7 +196,16 @@ class Turn:
         if not self.lineup.lies_to(asked, SELF):
             return belief
         # A lie: something the liar believes is NOT there, so it is never the truth as the
-        # liar sees it (the reference's fixed first-differing item could be).
-        story_items = sorted({e.item for e in self.scenario.events if isinstance(e, Put)})
-        candidates = [item for item in (*story_items, NOTHING) if item != belief]
+        # liar sees it (the reference's fixed first-differing item could be): an item the
+        # liar has seen, else "nothing", else any item. An item nobody told A about would
+        # reveal unseen events, so the liar only names what it saw.
+        seen = sorted(
+            {
+                event.item
+                for room, event in zip(self.scenario.rooms, self.scenario.events, strict=False)
+                if isinstance(event, (Put, Move)) and asked in room.present
+            }
+            - {belief}
+        )
+        candidates = seen or ([NOTHING] if belief != NOTHING else [i for i in ITEMS if i != belief])
         return random.Random(f"lie:{self.seed}:{asked}:{container}").choice(candidates)

@@ -84,9 +84,8 @@ class Solution:
                 problems.append(f"{player} is certainly right from A's view but believes {belief}")
             if status == "false" and belief == self.truth:
                 problems.append(f"{player} is certainly wrong from A's view but is right")
-            knows_truth = player != SELF and self.assessment.label(player) == "Knows Truth"
-            if knows_truth and not self.minds[player].knows:
-                problems.append(f"{player} is labelled Knows Truth but does not know")
+            if self.assessment.knows_for_sure(player) and not self.minds[player].knows:
+                problems.append(f"A is sure {player} saw the latest change, but it did not")
         return problems
 
 

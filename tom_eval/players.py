@@ -34,7 +34,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from tom_eval.decisions import PASS, Action, Situation, decide
 from tom_eval.epistemics import Assessment, assess
 from tom_eval.parsing import option_letter
-from tom_eval.prompts import PromptView, choice_options, read_prompt
+from tom_eval.prompts import ANSWER_PHASE, PromptView, choice_options, read_prompt
 from tom_eval.rules import always_truthful_to
 from tom_eval.world import NOTHING, SELF
 
@@ -102,7 +102,7 @@ def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> 
     """The reply of reference player `policy` to a conversation of (role, text) pairs."""
     user_texts = [text for role, text in conversation if role == "user"]
     view = read_prompt(user_texts[0])
-    if user_texts[-1].startswith("ANSWER PHASE"):
+    if len(user_texts) > 1 and ANSWER_PHASE in user_texts[-1]:
         contents = best_answer(view, user_texts[1:])
         return (
             f"I answer from what I know.\nANSWER: {contents}"
@@ -121,8 +121,9 @@ def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> 
 def best_answer(view: PromptView, later_messages: list[str]) -> str:
     """A's own belief, unless a player A can trust replied with certain knowledge."""
     assessment = assess(view.observation)
-    for text in later_messages:
-        match = _REPLY.match(text.strip())
+    lines = [line.strip() for text in later_messages for line in text.splitlines()]
+    for line in lines:
+        match = _REPLY.match(line)
         if match is None or match["container"] != view.observation.question:
             continue
         player = match["player"]

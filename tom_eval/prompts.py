@@ -16,7 +16,7 @@ from tom_eval.game import Lineup
 from tom_eval.narration import narrate, question_line, read_story
 from tom_eval.parsing import ResponseFormat, option_letter
 from tom_eval.rules import Rules
-from tom_eval.world import NEUTRAL, NOTHING, OPPONENTS, TEAMMATE, Move, Put
+from tom_eval.world import CONTAINERS, ITEMS, NEUTRAL, NOTHING, OPPONENTS, TEAMMATE, Move, Put
 
 SYSTEM_PROMPT = (
     "You are a player in a strategic deduction game. "
@@ -29,16 +29,17 @@ _NEUTRAL_SENTENCE = (
 _LOSE_SENTENCE = "A wrong answer costs that player's team 1 point."
 
 
-def rules_text(lineup: Lineup, rules: Rules) -> str:
+def rules_text(lineup: Lineup, rules: Rules, containers: Sequence[str] = CONTAINERS) -> str:
     """The rules as the engine applies them; every sentence is checked by a test."""
     neutral = f" {_NEUTRAL_SENTENCE}" if lineup.has_neutral else ""
     lose = f" {_LOSE_SENTENCE}" if rules.lose else ""
+    room = f"{_number(len(containers))} containers: {_series([f'a {c}' for c in containers])}"
     return f"""RULES
 You are player A in a team game. A and B are the Blue team; C and D are the Red team.{neutral}
 Each turn has a scenario, an action phase and an answer phase.
 
 SCENARIO
-The players are in or near a room with three containers: a bag, a box and a basket. Each \
+The players are in or near a room with {room}. Each \
 container holds at most one object. Players put objects into containers, move objects \
 between containers, and leave or enter the room.
 Players cannot see inside the containers. A player in the room sees everything that happens \
@@ -96,7 +97,7 @@ def action_prompt(
 ) -> str:
     """The first user message of a turn."""
     parts = [
-        rules_text(lineup, rules),
+        rules_text(lineup, rules, observation.containers),
         f"STORY\nHere is what you see:\n{narrate(observation)}",
         f"QUESTION\n{question_line(observation)}",
     ]
@@ -113,8 +114,11 @@ def reply_text(action: Action, reply: str) -> str:
     return f"{action.player} replies: the {action.container} contains {contents}."
 
 
+ANSWER_PHASE = "ANSWER PHASE"
+
+
 def answer_prompt(question: str, response_format: ResponseFormat) -> str:
-    return f"ANSWER PHASE\nWhat is in the {question}? {_ANSWER_INSTRUCTIONS[response_format]}"
+    return f"{ANSWER_PHASE}\nWhat is in the {question}? {_ANSWER_INSTRUCTIONS[response_format]}"
 
 
 def choice_options(
@@ -134,10 +138,21 @@ def choice_options(
             {event.item for event in observation.events if isinstance(event, (Put, Move))}
         )
         rng = random.Random(f"lie-option:{seed}")
-        lies = [item for item in (*story_items, NOTHING) if item != believed]
+        # Something else A has seen, else any other item: never the belief itself.
+        lies = [item for item in story_items if item != believed]
+        lies = lies or [item for item in ITEMS if item != believed]
         options.append(Action("tell", answerer, question, rng.choice(lies)))
     random.Random(f"options:{seed}").shuffle(options)
     return options
+
+
+def _number(count: int) -> str:
+    return ("no", "one", "two", "three", "four", "five", "six")[count] if count < 7 else str(count)
+
+
+def _series(words: list[str]) -> str:
+    """ "a", "a and b", "a, b and c" (the rules' own style)."""
+    return " and ".join(words) if len(words) <= 2 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _article(item: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -285,6 +286,9 @@ def _scenario(
     for player in present:
         if player not in CHARACTERS:
             fields.fail(f"unknown character '{player}' in present_initially")
+    for container in containers:
+        if not re.fullmatch(r"[a-z]+", container):
+            fields.fail(f"container names are single lowercase words, got {container!r}")
     scenario = Scenario(frozenset(present), tuple(events), question, answerer, containers)
     try:
         _ = scenario.rooms  # replaying the story finds any impossible event

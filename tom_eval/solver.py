@@ -54,7 +54,12 @@ class GameRecord(StoreModel):
 
 
 @solver
-def play_turn(response_format: ResponseFormat, lineup: Lineup, rules: Rules) -> Solver:
+def play_turn(
+    response_format: ResponseFormat, lineup: Lineup, rules: Rules, seed: int = 0
+) -> Solver:
+    """`seed` (the task's) and the epoch shuffle the options, so epochs average out any
+    preference for a position."""
+
     async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
         record = store_as(GameRecord)
         scenario = read_story_fields(state.metadata["story"], str(state.sample_id))
@@ -66,7 +71,7 @@ def play_turn(response_format: ResponseFormat, lineup: Lineup, rules: Rules) -> 
                 observation,
                 solution.assessment.self_belief,
                 lineup.players[1:],
-                str(state.sample_id),
+                f"{seed}:{state.sample_id}:{state.epoch}",
             )
             if response_format == "choice"
             else []
@@ -80,32 +85,39 @@ def play_turn(response_format: ResponseFormat, lineup: Lineup, rules: Rules) -> 
             state = await generate(state)
             record.raw_action = state.output.completion
             parsed = parse_action(
-                record.raw_action, response_format, options, players=lineup.players[1:]
+                record.raw_action,
+                response_format,
+                options,
+                players=lineup.players[1:],
+                containers=scenario.containers,
             )
             action = parsed.action or PASS
             turn = turn.apply_action(action)
             record.action = None if parsed.action is None else str(parsed.action)
             record.action_problem, record.executed = parsed.problem, str(action)
             transcript().info(
+                f"**Reply** {_quote(record.raw_action)}  \n"
                 f"**Action** {record.action or 'unreadable'}"
                 + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
                 + f"  \n**Engine's optimal action** {solution.decision.optimal}"
             )
-            if turn.reply is not None:
-                record.reply = turn.reply
-                state.messages.append(ChatMessageUser(content=reply_text(action, turn.reply)))
+            told = [] if turn.reply is None else [reply_text(action, turn.reply)]
+            record.reply = turn.reply
 
         async with span("answer"):
             if scenario.answerer == SELF:
-                state.messages.append(
-                    ChatMessageUser(content=answer_prompt(scenario.question, response_format))
-                )
+                # The reply and the question go in one message: some providers refuse two
+                # user messages in a row.
+                question = answer_prompt(scenario.question, response_format)
+                state.messages.append(ChatMessageUser(content="\n\n".join([*told, question])))
                 state = await generate(state)
                 record.raw_answer = state.output.completion
                 answered = parse_answer(record.raw_answer, response_format)
                 record.answer_problem = answered.problem
                 turn = turn.apply_answer(answered.contents)
             else:
+                if told:
+                    state.messages.append(ChatMessageUser(content=told[0]))
                 turn = turn.answer_by_simulation()
             points = turn.returns()
             record.answer, record.answer_correct = turn.answer, turn.answer_correct
@@ -119,3 +131,9 @@ def play_turn(response_format: ResponseFormat, lineup: Lineup, rules: Rules) -> 
         return state
 
     return solve_turn
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    """A reply shown on one line in the transcript."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
