@@ -14,7 +14,6 @@ their weights from scenarios/mastery.yaml; and the gratuitous-lie rate.
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 
 from inspect_ai.scorer import (
@@ -36,19 +35,13 @@ from inspect_ai.util import store_as
 
 from tom_eval.decisions import PASS, Action, guaranteed_value
 from tom_eval.epistemics import BELIEVES_FALSE
+from tom_eval.mastery import mastery_scores
 from tom_eval.oracle import Solution, solve
 from tom_eval.rules import Rules
 from tom_eval.scenario_file import read_story_fields
 from tom_eval.solver import GameRecord
-from tom_eval.spec import Mastery, read_mastery
+from tom_eval.spec import read_mastery
 from tom_eval.world import NOTHING, OPPONENTS, SELF
-
-SUCCESS_KEYS = {
-    "optimal": "optimal",
-    "lie_to_opponent_answerer": "lie_to_opponent",
-    "lies_okay": "lies_okay",
-}
-"""Score.value key for each `success` rule of scenarios/mastery.yaml."""
 
 
 # Each grouping is its own registered metric: Inspect keys metric results by registry name,
@@ -127,10 +120,14 @@ def is_lie_to_opponent_answerer(solution: Solution, action: Action) -> bool:
     )
 
 
-def _value(sample: SampleScore, key: str) -> float:
+def _values(sample: SampleScore) -> dict[str, float]:
     value = sample.score.value
     assert isinstance(value, dict), "tom_scorer values are dicts"
-    return float(value[key])
+    return {key: float(item) for key, item in value.items() if isinstance(item, int | float)}
+
+
+def _value(sample: SampleScore, key: str) -> float:
+    return _values(sample)[key]
 
 
 @metric
@@ -157,29 +154,12 @@ def mastery() -> Metric:
     categories = read_mastery()
 
     def compute(scores: list[SampleScore]) -> Value:
-        return mastery_scores(categories, scores)
+        return mastery_scores(
+            categories,
+            [(int((sample.sample_metadata or {})["id"]), _values(sample)) for sample in scores],
+        )
 
     return compute
-
-
-def mastery_scores(categories: Mastery, scores: list[SampleScore]) -> dict[str, float]:
-    result: dict[str, float] = {}
-    for category in categories.categories:
-        weighted, weights = 0.0, 0.0
-        for component in category.components:
-            key = SUCCESS_KEYS[component.success]
-            for sample in scores:
-                if (sample.sample_metadata or {}).get("id") in component.ids:
-                    weighted += component.weight * _value(sample, key)
-                    weights += component.weight
-        if weights:
-            result[slug(category.name)] = weighted / weights
-    return result
-
-
-def slug(name: str) -> str:
-    """A metric name for a category: "Self: Knowledge vs Belief" -> "self_knowledge_vs_belief"."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 @metric

@@ -1,0 +1,79 @@
+"""The few statistics the report needs, written out (SciPy is not a dependency).
+
+Every function takes counts or plain lists and returns floats; p-values are two-sided.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from statistics import NormalDist
+
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion; (nan, nan) without trials."""
+    if trials == 0:
+        return math.nan, math.nan
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = (
+        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    )
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def normal_p(z: float) -> float:
+    return 2 * (1 - NormalDist().cdf(abs(z)))
+
+
+def two_proportions(k1: float, n1: int, k2: float, n2: int) -> tuple[float, float]:
+    """(difference p1 - p2, p-value) of a pooled two-proportion z-test."""
+    if n1 == 0 or n2 == 0:
+        return math.nan, math.nan
+    p1, p2 = k1 / n1, k2 / n2
+    pooled = (k1 + k2) / (n1 + n2)
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    return p1 - p2, (1.0 if spread == 0 else normal_p((p1 - p2) / spread))
+
+
+def fisher_exact(a: int, b: int, c: int, d: int) -> float:
+    """Two-sided Fisher exact p-value of the 2x2 table [[a, b], [c, d]]."""
+    row1, col1, total = a + b, a + c, a + b + c + d
+
+    def probability(x: int) -> float:
+        return math.comb(col1, x) * math.comb(total - col1, row1 - x) / math.comb(total, row1)
+
+    observed = probability(a)
+    low, high = max(0, row1 + col1 - total), min(row1, col1)
+    return min(
+        1.0, sum(p for x in range(low, high + 1) if (p := probability(x)) <= observed * (1 + 1e-9))
+    )
+
+
+def mann_whitney(first: Sequence[float], second: Sequence[float]) -> float:
+    """Two-sided p-value of the Mann-Whitney U test (normal approximation, tie-corrected)."""
+    n1, n2 = len(first), len(second)
+    if n1 == 0 or n2 == 0:
+        return math.nan
+    ranked = sorted(
+        (value, group) for group, values in enumerate((first, second)) for value in values
+    )
+    ranks: list[float] = [0.0] * len(ranked)
+    ties = 0.0
+    start = 0
+    while start < len(ranked):
+        end = start
+        while end + 1 < len(ranked) and ranked[end + 1][0] == ranked[start][0]:
+            end += 1
+        for index in range(start, end + 1):
+            ranks[index] = (start + end) / 2 + 1
+        size = end - start + 1
+        ties += size**3 - size
+        start = end + 1
+    rank_sum = sum(rank for rank, (_, group) in zip(ranks, ranked, strict=True) if group == 0)
+    u = rank_sum - n1 * (n1 + 1) / 2
+    n = n1 + n2
+    variance = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))) if n > 1 else 0.0
+    return 1.0 if variance <= 0 else normal_p((u - n1 * n2 / 2) / math.sqrt(variance))
