@@ -62,6 +62,27 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    # Imported here: the dataframes and matplotlib take a second to load, which
+    # `generate` and `check` should not pay.
+    from tom_eval import analysis, report
+
+    quiet = args.quiet
+    if args.compare:
+        first, second = (analysis.load([Path(side)], quiet) for side in args.compare)
+        for warning in first.warnings + second.warnings:
+            print(f"tom-eval: warning: {warning}", file=sys.stderr)
+        print(f"wrote {report.write_comparison(first, second, args.out)}")
+        return 0
+    if not args.logs:
+        raise InputError("report: give one or more log directories, or --compare A B")
+    results = analysis.load([Path(path) for path in args.logs], quiet)
+    for warning in results.warnings:
+        print(f"tom-eval: warning: {warning}", file=sys.stderr)
+    print(f"wrote {report.write_report(results, args.out, args.examples)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tom-eval", description="Ask/Tell/Pass Theory-of-Mind scenarios.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -89,6 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("file", type=Path)
     show.add_argument("key", help="scenario key, e.g. 12-0A-r1")
     show.set_defaults(run=_show)
+
+    report = commands.add_parser("report", help="tables, charts and analyses from Inspect logs")
+    report.add_argument("logs", nargs="*", help="log files or directories of tasks/tom.py runs")
+    report.add_argument("--out", type=Path, required=True, help="folder for report.md, CSVs, PNGs")
+    report.add_argument("--examples", type=int, default=5, help="failed examples to print")
+    report.add_argument(
+        "--compare", nargs=2, metavar=("A", "B"), help="compare two runs or log dirs"
+    )
+    report.add_argument("--quiet", action="store_true", help="no progress while reading logs")
+    report.set_defaults(run=_report)
     return parser
 
 

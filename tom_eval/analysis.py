@@ -1,0 +1,502 @@
+"""Inspect logs of tasks/tom.py as tidy tables, and the analyses of `tom-eval report`.
+
+Logs are read only through inspect_ai.analysis (evals_df, samples_df, messages_df). A *run*
+is a model with its reasoning settings (from the generate config and model args, so a
+thinking and a non-thinking run of one model never merge) and a response format; logs of
+the same run merge. Each row of `Results.samples` is one sample of one epoch: a trial.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.analysis import (
+    MessageColumn,
+    SampleScores,
+    SampleSummary,
+    evals_df,
+    messages_df,
+    samples_df,
+)
+from inspect_ai.model import ChatMessage, ContentReasoning
+
+from tom_eval.errors import InputError
+from tom_eval.mastery import mastery_scores, slug
+from tom_eval.spec import EXTRAS, read_mastery
+from tom_eval.stats import Z95, fisher_exact, mann_whitney, two_proportions, wilson
+from tom_eval.world import SELF, TEAMMATE
+
+TASK_NAMES = ("tom", "tom_eval/tom")
+SCORE_KEYS = (
+    "optimal",
+    "lies_okay",
+    "valid",
+    "regret",
+    "points",
+    "answer_correct",
+    "lie_to_opponent",
+)
+ANSWERER_ROLES = ("Self", "Teammate", "Opponent")
+ACTION_CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
+_REASONING_CONFIG = ("reasoning_effort", "reasoning_tokens", "reasoning_summary", "effort")
+_REASONING_ARGS = ("reasoning_enabled", "enable_thinking", "thinking")
+
+
+@dataclass
+class Results:
+    runs: pd.DataFrame
+    """One row per run: run, model, reasoning, thinking (off/on/default), format, baseline."""
+    samples: pd.DataFrame
+    """One row per sample and epoch, with the score values and every analysis factor."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def load(paths: Sequence[Path], quiet: bool = True) -> Results:
+    """Read every tasks/tom.py log under `paths`; other tasks and empty runs are warned about."""
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+    logs = [str(path) for path in paths]
+    try:
+        evals = evals_df(logs, quiet=quiet)
+    except Exception as error:  # Inspect raises several types for unreadable logs
+        raise InputError(f"{', '.join(logs)}: cannot read the logs ({error})") from None
+    if evals.empty:
+        raise InputError(f"{', '.join(logs)}: no Inspect logs found")
+    warnings = []
+    keep = evals["task_name"].isin(TASK_NAMES)
+    for log, task in zip(evals.loc[~keep, "log"], evals.loc[~keep, "task_name"], strict=True):
+        warnings.append(f"{log}: not a tom-eval game log (task {task}); skipped")
+    evals = evals[keep].copy()
+    empty = evals["completed_samples"].fillna(0) == 0
+    for log in evals.loc[empty, "log"]:
+        warnings.append(f"{log}: run has no scored samples; skipped")
+    evals = evals[~empty].copy()
+    if evals.empty:
+        raise InputError(f"{', '.join(logs)}: no tom-eval game run with scored samples")
+    evals["reasoning"] = [
+        _reasoning_label(config, args)
+        for config, args in zip(evals["model_generate_config"], evals["model_args"], strict=True)
+    ]
+    evals["thinking"] = [
+        _thinking(config, args)
+        for config, args in zip(evals["model_generate_config"], evals["model_args"], strict=True)
+    ]
+    evals["format"] = evals.get(
+        "task_arg_response_format", pd.Series("choice", index=evals.index)
+    ).fillna("choice")
+    evals["run"] = evals["model"] + " [" + evals["reasoning"] + "] (" + evals["format"] + ")"
+    evals["baseline"] = evals["model"].str.startswith("tom/")
+    samples = _samples(list(evals["log"]), evals, quiet)
+    runs = (
+        evals.groupby("run", sort=False)
+        .agg(
+            model=("model", "first"),
+            reasoning=("reasoning", "first"),
+            thinking=("thinking", "first"),
+            format=("format", "first"),
+            baseline=("baseline", "first"),
+            logs=("log", "count"),
+        )
+        .reset_index()
+    )
+    runs["trials"] = [int((samples["run"] == run).sum()) for run in runs["run"]]
+    return Results(runs, samples, warnings)
+
+
+def _json(text: Any) -> dict[str, Any]:
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str) or not text:
+        return {}
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {}
+
+
+def _reasoning_label(config: Any, args: Any) -> str:
+    settings = {
+        key: value
+        for key, value in _json(config).items()
+        if key in _REASONING_CONFIG and value is not None
+    }
+    settings |= {key: value for key, value in _json(args).items() if key in _REASONING_ARGS}
+    return ", ".join(f"{key}={value}" for key, value in sorted(settings.items())) or "default"
+
+
+def _thinking(config: Any, args: Any) -> str:
+    """off, on, or default (the provider decides)."""
+    settings = _json(config) | _json(args)
+    effort, tokens = settings.get("reasoning_effort"), settings.get("reasoning_tokens")
+    enabled = settings.get("reasoning_enabled", settings.get("enable_thinking"))
+    if effort == "none" or tokens == 0 or enabled is False:
+        return "off"
+    if effort is not None or (tokens or 0) > 0 or enabled is True:
+        return "on"
+    return "default"
+
+
+def _reasoning_chars(message: ChatMessage) -> int:
+    if message.role != "assistant" or isinstance(message.content, str):
+        return 0
+    return sum(
+        len(part.reasoning) for part in message.content if isinstance(part, ContentReasoning)
+    )
+
+
+def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
+    # full=True: sample summaries drop metadata values over 1 kB, and stories can be longer.
+    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    messages = messages_df(
+        logs,
+        columns=[
+            MessageColumn("role", path="role", required=True),
+            MessageColumn("reasoning_chars", path=_reasoning_chars),
+        ],
+        filter=lambda message: message.role == "assistant",
+        quiet=quiet,
+    )
+    reasoning = messages.groupby("sample_id").agg(
+        turns=("role", "count"),
+        reasoning_turns=("reasoning_chars", lambda chars: int((chars > 0).sum())),
+    )
+    frame = frame.join(reasoning, on="sample_id")
+    runs = evals.set_index("eval_id")
+    scores = frame["score_tom_scorer"].map(_json)
+    tidy = pd.DataFrame(
+        {
+            "run": frame["eval_id"].map(runs["run"]),
+            "model": frame["eval_id"].map(runs["model"]),
+            "format": frame["eval_id"].map(runs["format"]),
+            "baseline": frame["eval_id"].map(runs["baseline"]).astype(bool),
+            "sample": frame["id"],
+            "epoch": frame["epoch"],
+            "spec_id": frame["metadata_id"].astype(int),
+            "extra": frame["metadata_extra"],
+            "answerer": frame["metadata_answerer"],
+            "answerer_role": frame["metadata_answerer_role"],
+            "label_self": frame["metadata_label_self"],
+            "label_teammate": frame["metadata_label_teammate"],
+            "label_opponent": frame["metadata_label_opponent"],
+            "expected_action": frame["metadata_expected_action"],
+            "optimal_action": frame["metadata_optimal_action"],
+            "ect": frame["metadata_ect"].astype(int),
+            "visible_events": frame["metadata_visible_events"].astype(int),
+            "story": frame["metadata_story"].map(_json),
+            "chosen": frame["score_tom_scorer_answer"].fillna("invalid"),
+            "raw_action": frame["score_tom_scorer_metadata"].map(
+                lambda m: _json(m).get("raw_action", "")
+            ),
+            "turns": frame["turns"].fillna(0).astype(int),
+            "reasoning_turns": frame["reasoning_turns"].fillna(0).astype(int),
+            "reasoning_tokens": frame["model_usage"].map(_reasoning_tokens),
+        }
+    )
+    for key in SCORE_KEYS:
+        # NaN (unscored) is stored as null.
+        tidy[key] = scores.map(lambda values, key=key: _number(values.get(key)))
+    return tidy[tidy["valid"].notna()].reset_index(drop=True)
+
+
+def _number(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _reasoning_tokens(usage: Any) -> int:
+    return sum(
+        int(model.get("reasoning_tokens") or 0)
+        for model in _json(usage).values()
+        if isinstance(model, dict)
+    )
+
+
+# ---------------------------------------------------------------- tables
+
+
+def balanced_accuracy(rows: pd.DataFrame) -> tuple[float, float, float]:
+    """Mean over expected-action classes of the share optimal, with a normal 95% interval."""
+    classes = [rows.loc[rows["expected_action"] == name, "optimal"] for name in ACTION_CLASSES]
+    classes = [values for values in classes if len(values)]
+    if not classes:
+        return math.nan, math.nan, math.nan
+    means = [float(values.mean()) for values in classes]
+    value = sum(means) / len(means)
+    spread = math.sqrt(
+        sum(m * (1 - m) / len(v) for m, v in zip(means, classes, strict=True))
+    ) / len(means)
+    return value, max(0.0, value - Z95 * spread), min(1.0, value + Z95 * spread)
+
+
+def _rate(values: pd.Series) -> tuple[float, float, float]:
+    values = values.dropna()
+    if values.empty:
+        return math.nan, math.nan, math.nan
+    low, high = wilson(float(values.sum()), len(values))
+    return float(values.mean()), low, high
+
+
+def summary(results: Results) -> pd.DataFrame:
+    """One row per run: N, balanced, plain and lies-okay accuracy with intervals, invalid
+    rate, accuracy by Extra and by answerer."""
+    rows = []
+    for run in results.runs.itertuples():
+        trials = results.samples[results.samples["run"] == run.run]
+        ba, ba_low, ba_high = balanced_accuracy(trials)
+        plain, plain_low, plain_high = _rate(trials["optimal"])
+        lies, lies_low, lies_high = _rate(trials["lies_okay"])
+        row: dict[str, Any] = {
+            "run": run.run,
+            "model": run.model,
+            "reasoning": run.reasoning,
+            "thinking": run.thinking,
+            "format": run.format,
+            "baseline": run.baseline,
+            "N": len(trials),
+            "balanced": ba,
+            "balanced_low": ba_low,
+            "balanced_high": ba_high,
+            "plain": plain,
+            "plain_low": plain_low,
+            "plain_high": plain_high,
+            "lies_okay": lies,
+            "lies_okay_low": lies_low,
+            "lies_okay_high": lies_high,
+            "invalid": 1 - float(trials["valid"].mean()),
+        }
+        for extra in EXTRAS:
+            row[extra] = _mean(trials.loc[trials["extra"] == extra, "optimal"])
+        for role in ANSWERER_ROLES:
+            row[role] = _mean(trials.loc[trials["answerer_role"] == role, "optimal"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _mean(values: pd.Series) -> float:
+    return float(values.mean()) if len(values) else math.nan
+
+
+def mastery(results: Results) -> pd.DataFrame:
+    """Mastery categories per run, overall and per Extra (scenarios/mastery.yaml)."""
+    categories = read_mastery()
+    rows = []
+    for run in results.runs["run"]:
+        trials = results.samples[results.samples["run"] == run]
+        for scope in ("Overall", *EXTRAS):
+            subset = trials if scope == "Overall" else trials[trials["extra"] == scope]
+            scores = mastery_scores(categories, _score_rows(subset))
+            rows.append(
+                {"run": run, "scope": scope}
+                | {slug(c.name): scores.get(slug(c.name), math.nan) for c in categories.categories}
+            )
+    return pd.DataFrame(rows)
+
+
+def _score_rows(trials: pd.DataFrame) -> list[tuple[int, dict[str, float]]]:
+    return [
+        (int(spec_id), {"optimal": optimal, "lies_okay": lies_okay, "lie_to_opponent": lie})
+        for spec_id, optimal, lies_okay, lie in zip(
+            trials["spec_id"],
+            trials["optimal"],
+            trials["lies_okay"],
+            trials["lie_to_opponent"],
+            strict=True,
+        )
+    ]
+
+
+def id_by_extra(results: Results, runs: Sequence[str]) -> pd.DataFrame:
+    """Share optimal per (Id, Extra), pooled over `runs`."""
+    trials = results.samples[results.samples["run"].isin(runs)]
+    table = trials.pivot_table(index="spec_id", columns="extra", values="optimal", aggfunc="mean")
+    return table.reindex(columns=[extra for extra in EXTRAS if extra in table.columns])
+
+
+def action_kind(text: str) -> str:
+    """Pass / Ask / Tell / Invalid for a chosen or expected action."""
+    for kind in ("Pass", "Ask", "Tell"):
+        if text.startswith(kind):
+            return kind
+    return "Invalid"
+
+
+def confusion(trials: pd.DataFrame) -> pd.DataFrame:
+    """Expected action class x chosen action type, over failures only, plus the failures
+    that chose the right type with the wrong arguments."""
+    failures = trials[trials["optimal"] < 1]
+    rows = []
+    for expected in ACTION_CLASSES:
+        chosen = failures.loc[failures["expected_action"] == expected, "chosen"].map(action_kind)
+        row = {"expected": expected, "failures": len(chosen)}
+        row |= {kind: int((chosen == kind).sum()) for kind in ("Pass", "Ask", "Tell", "Invalid")}
+        row["right type, wrong arguments"] = int((chosen == expected.split()[0]).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def story_features(story: dict[str, Any]) -> dict[str, bool]:
+    """The reference's error-analysis features, read from a sample's story."""
+    events = story.get("events", [])
+    leaves = [i for i, event in enumerate(events) if event["type"] == "leave"]
+    self_leaves = [i for i in leaves if events[i]["actor"] == SELF]
+    mate_leaves = [i for i in leaves if events[i]["actor"] == TEAMMATE]
+    last_self = self_leaves[-1] if self_leaves else None
+    return {
+        "self never saw a put": last_self is not None
+        and not any(event["type"] == "put" for event in events[:last_self]),
+        "teammate put or moved": any(
+            event["type"] in ("put", "move") and event["actor"] == TEAMMATE for event in events
+        ),
+        "teammate left before self": bool(
+            mate_leaves and self_leaves and mate_leaves[-1] < self_leaves[-1]
+        ),
+    }
+
+
+def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
+    """Each feature among successes vs failures, with a two-sided p-value (Fisher exact for
+    yes/no features and label values, Mann-Whitney for counts)."""
+    success = trials["optimal"] >= 1
+    rows: list[dict[str, Any]] = []
+    features = pd.DataFrame(
+        [story_features(story) for story in trials["story"]], index=trials.index
+    )
+    flags: dict[str, pd.Series] = {name: features[name] for name in features.columns}
+    for column, prefix in (
+        ("answerer_role", "answerer"),
+        ("label_self", "self"),
+        ("label_teammate", "teammate"),
+        ("label_opponent", "opponent"),
+    ):
+        for value in sorted(trials[column].unique()):
+            flags[f"{prefix} {value}"] = trials[column] == value
+    for name, flag in flags.items():
+        a, b = int((flag & success).sum()), int((~flag & success).sum())
+        c, d = int((flag & ~success).sum()), int((~flag & ~success).sum())
+        rows.append(
+            _feature_row(name, a / max(1, a + b), c / max(1, c + d), fisher_exact(a, b, c, d))
+        )
+    for name in ("ect", "visible_events"):
+        good, bad = trials.loc[success, name], trials.loc[~success, name]
+        rows.append(
+            _feature_row(
+                f"{name} (mean)", _mean(good), _mean(bad), mann_whitney(list(good), list(bad))
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def _feature_row(name: str, successes: float, failures: float, p: float) -> dict[str, Any]:
+    return {"feature": name, "successes": successes, "failures": failures, "p": p}
+
+
+def per_scenario(trials: pd.DataFrame) -> pd.DataFrame:
+    """Share optimal per Id, with its epistemic states and expected action."""
+    grouped = trials.groupby("spec_id")
+    table = grouped.agg(
+        N=("optimal", "size"),
+        optimal=("optimal", "mean"),
+        answerer=("answerer_role", "first"),
+        self_label=("label_self", "first"),
+        teammate=("label_teammate", "first"),
+        opponent=("label_opponent", "first"),
+        expected=("expected_action", "first"),
+    )
+    return table.reset_index().rename(columns={"spec_id": "Id", "self_label": "self"})
+
+
+def reasoning(results: Results) -> pd.DataFrame:
+    """Runs with reasoning content: share of turns with reasoning, reasoning tokens per
+    trial, and accuracy of trials with and without reasoning."""
+    rows = []
+    for run in results.runs["run"]:
+        trials = results.samples[results.samples["run"] == run]
+        if trials["reasoning_turns"].sum() == 0 and trials["reasoning_tokens"].sum() == 0:
+            continue
+        has = trials["reasoning_turns"] > 0
+        k1, n1 = float(trials.loc[has, "optimal"].sum()), int(has.sum())
+        k2, n2 = float(trials.loc[~has, "optimal"].sum()), int((~has).sum())
+        _, p = two_proportions(k1, n1, k2, n2)
+        rows.append(
+            {
+                "run": run,
+                "turns with reasoning": trials["reasoning_turns"].sum()
+                / max(1, trials["turns"].sum()),
+                "reasoning tokens per trial": float(trials["reasoning_tokens"].mean()),
+                "accuracy with reasoning": k1 / n1 if n1 else math.nan,
+                "accuracy without": k2 / n2 if n2 else math.nan,
+                "p": p,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def compare(first: pd.DataFrame, second: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per Id and per mastery category: share optimal of each side, difference, p-value
+    (two-proportion z-test; categories test their components' unweighted successes)."""
+    by_id = []
+    for spec_id in sorted(set(first["spec_id"]) | set(second["spec_id"])):
+        a, b = first[first["spec_id"] == spec_id], second[second["spec_id"] == spec_id]
+        by_id.append(_difference({"Id": spec_id}, a["optimal"], b["optimal"]))
+    categories = read_mastery()
+    by_category = []
+    for category in categories.categories:
+        key = {
+            "optimal": "optimal",
+            "lie_to_opponent_answerer": "lie_to_opponent",
+            "lies_okay": "lies_okay",
+        }
+        sides = []
+        for side in (first, second):
+            values = pd.concat(
+                [side.loc[side["spec_id"].isin(c.ids), key[c.success]] for c in category.components]
+            )
+            sides.append(values)
+        row = _difference({"category": category.name}, sides[0], sides[1])
+        row["A"] = mastery_scores(categories, _score_rows(first)).get(slug(category.name), math.nan)
+        row["B"] = mastery_scores(categories, _score_rows(second)).get(
+            slug(category.name), math.nan
+        )
+        row["difference"] = row["B"] - row["A"]
+        by_category.append(row)
+    return pd.DataFrame(by_id), pd.DataFrame(by_category)
+
+
+def _difference(key: dict[str, Any], a: pd.Series, b: pd.Series) -> dict[str, Any]:
+    _, p = two_proportions(float(b.sum()), len(b), float(a.sum()), len(a))
+    return key | {
+        "A": _mean(a),
+        "N A": len(a),
+        "B": _mean(b),
+        "N B": len(b),
+        "difference": _mean(b) - _mean(a),
+        "p": p,
+    }
+
+
+def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """Runs of one model and format with reasoning off (or the default) and on."""
+    rows = []
+    for (model, fmt), group in table[~table["baseline"]].groupby(["model", "format"]):
+        on = group[group["thinking"] == "on"]
+        off = group[group["thinking"] == "off"]
+        if off.empty:
+            off = group[group["thinking"] == "default"]
+        for _, with_reasoning in on.iterrows():
+            for _, without in off.iterrows():
+                rows.append(
+                    {
+                        "model": model,
+                        "format": fmt,
+                        "without": without["run"],
+                        "with": with_reasoning["run"],
+                        "balanced without": without["balanced"],
+                        "balanced with": with_reasoning["balanced"],
+                        "delta": with_reasoning["balanced"] - without["balanced"],
+                    }
+                )
+    return pd.DataFrame(rows)

@@ -1,0 +1,233 @@
+"""`tom-eval report`: report.md with tables inline and figures linked, a CSV per table, PNGs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tom_eval import analysis, charts
+from tom_eval.epistemics import observe
+from tom_eval.mastery import slug
+from tom_eval.narration import narrate, question_line
+from tom_eval.scenario_file import read_story_fields
+from tom_eval.spec import EXTRAS, read_mastery
+
+
+def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Path:
+    """Everything `tom-eval report` writes; returns the path of report.md."""
+    out.mkdir(parents=True, exist_ok=True)
+    table = analysis.summary(results)
+    mastery = analysis.mastery(results)
+    model_runs = list(table.loc[~table["baseline"], "run"]) or list(table["run"])
+    pooled = results.samples[results.samples["run"].isin(model_runs)]
+    lines = ["# tom-eval report", ""]
+    lines += [
+        f"Runs: {len(table)}, of which {int(table['baseline'].sum())} reference players; "
+        f"trials: {len(results.samples)}.",
+        "",
+    ]
+    lines += [f"> warning: {warning}" for warning in results.warnings]
+
+    lines += ["## Summary", "", _summary_text(table), ""]
+    lines += [_markdown(_summary_view(table)), ""]
+    _csv(table, out / "summary.csv")
+    lines += ["## Mastery categories", "", _markdown(_mastery_view(mastery)), ""]
+    _csv(mastery, out / "mastery.csv")
+
+    lines += ["## Charts", ""]
+    for fmt in sorted(table["format"].unique()):
+        lines += _charts(results, table, mastery, fmt, out)
+
+    lines += [
+        "## Error analysis",
+        "",
+        f"Pooled over {len(model_runs)} run(s): {', '.join(model_runs)}.",
+        "",
+    ]
+    confusion = analysis.confusion(pooled)
+    _csv(confusion, out / "confusion.csv")
+    lines += ["### Action confusion (failures only)", "", _markdown(confusion), ""]
+    features = analysis.feature_comparison(pooled)
+    _csv(features, out / "features.csv")
+    lines += [
+        "### Features of successes and failures",
+        "",
+        "Share of successes and of failures with each feature (for counts: the mean); "
+        "p from Fisher's exact test (Mann-Whitney for counts).",
+        "",
+        _markdown(features),
+        "",
+    ]
+    scenarios = analysis.per_scenario(pooled)
+    _csv(scenarios, out / "per_scenario.csv")
+    lines += ["### Per scenario", "", _markdown(scenarios), ""]
+    lines += ["### Failed examples", "", *_examples(pooled, examples)]
+
+    reasoning = analysis.reasoning(results)
+    _csv(reasoning, out / "reasoning.csv")
+    lines += ["## Reasoning", ""]
+    lines += [_markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def write_comparison(first: analysis.Results, second: analysis.Results, out: Path) -> Path:
+    """compare.md: per Id and per mastery category, B minus A, with p-values."""
+    out.mkdir(parents=True, exist_ok=True)
+    by_id, by_category = analysis.compare(first.samples, second.samples)
+    _csv(by_id, out / "compare_by_id.csv")
+    _csv(by_category, out / "compare_by_category.csv")
+    runs = [", ".join(results.runs["run"]) for results in (first, second)]
+    lines = [
+        "# tom-eval comparison",
+        "",
+        f"A: {runs[0]}  ",
+        f"B: {runs[1]}",
+        "",
+        "Difference = B - A; p from a two-proportion z-test.",
+        "",
+        "## By Id",
+        "",
+        _markdown(by_id),
+        "",
+        "## By mastery category",
+        "",
+        _markdown(by_category),
+        "",
+    ]
+    path = out / "compare.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _summary_text(table: pd.DataFrame) -> str:
+    return (
+        "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
+        "Teammate) of the share optimal: always passing scores 1/3 whatever the mix. Intervals "
+        "are 95% (Wilson for shares; normal for balanced accuracy); trials are sample-epochs."
+    )
+
+
+def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
+    view = pd.DataFrame(
+        {
+            "run": table["run"] + table["baseline"].map({True: " (baseline)", False: ""}),
+            "N": table["N"],
+            "balanced": [
+                _interval(*row)
+                for row in table[["balanced", "balanced_low", "balanced_high"]].to_numpy()
+            ],
+            "plain": [
+                _interval(*row) for row in table[["plain", "plain_low", "plain_high"]].to_numpy()
+            ],
+            "lies okay": [
+                _interval(*row)
+                for row in table[["lies_okay", "lies_okay_low", "lies_okay_high"]].to_numpy()
+            ],
+            "invalid": table["invalid"],
+        }
+    )
+    for column in (*EXTRAS, *analysis.ANSWERER_ROLES):
+        view[column] = table[column]
+    return view
+
+
+def _mastery_view(mastery: pd.DataFrame) -> pd.DataFrame:
+    names = {slug(category.name): category.name for category in read_mastery().categories}
+    return mastery.rename(columns=names)
+
+
+def _charts(
+    results: analysis.Results, table: pd.DataFrame, mastery: pd.DataFrame, fmt: str, out: Path
+) -> list[str]:
+    runs = table[table["format"] == fmt]
+    model_runs = list(runs.loc[~runs["baseline"], "run"]) or list(runs["run"])
+    made = [
+        ("Model comparison", charts.model_comparison(runs, out / f"model_comparison_{fmt}.png")),
+        ("Load effects", charts.load_effects(runs, out / f"load_effects_{fmt}.png")),
+        (
+            "Mastery per run",
+            charts.mastery_per_model(
+                mastery[mastery["run"].isin(runs["run"])], out / f"mastery_{fmt}.png"
+            ),
+        ),
+        (
+            "Id x Extra share optimal",
+            charts.id_by_extra_heatmap(
+                analysis.id_by_extra(results, model_runs),
+                out / f"id_by_extra_{fmt}.png",
+                f"Share optimal, pooled over {len(model_runs)} run(s), {fmt} format",
+            ),
+        ),
+    ]
+    pairs = analysis.thinking_pairs(runs)
+    if not pairs.empty:
+        _csv(pairs, out / f"thinking_pairs_{fmt}.csv")
+        made.append(
+            ("Thinking vs non-thinking", charts.thinking_pairs(pairs, out / f"thinking_{fmt}.png"))
+        )
+    lines = [f"### {fmt} format", ""]
+    lines += [f"![{title}]({path.name})" for title, path in made]
+    if not pairs.empty:
+        lines += ["", _markdown(pairs)]
+    return [*lines, ""]
+
+
+def _examples(trials: pd.DataFrame, count: int) -> list[str]:
+    failed = trials[trials["optimal"] < 1].head(count)
+    if failed.empty:
+        return ["No failures.", ""]
+    lines: list[str] = []
+    for row in failed.to_dict("records"):
+        scenario = read_story_fields(row["story"], row["sample"])
+        observation = observe(scenario)
+        lines += [
+            f"**{row['sample']}** ({row['run']}, epoch {row['epoch']}): "
+            f"expected `{row['optimal_action']}`, chose `{row['chosen']}`",
+            "",
+            "```",
+            narrate(observation),
+            question_line(observation),
+            "```",
+            "",
+            "Reply:",
+            "",
+            "```",
+            str(row["raw_action"]).strip() or "(empty)",
+            "```",
+            "",
+        ]
+    return lines
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.3f}"
+    return str(value).replace("|", "\\|")
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    """A markdown table (pandas' own needs the tabulate package)."""
+    if frame.empty:
+        return "(none)"
+    header = "| " + " | ".join(str(column) for column in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = [
+        "| " + " | ".join(_cell(value) for value in row) + " |"
+        for row in frame.itertuples(index=False)
+    ]
+    return "\n".join([header, rule, *body])
+
+
+def _csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.drop(columns=[c for c in frame.columns if c == "story"], errors="ignore").to_csv(
+        path, index=False
+    )
