@@ -79,7 +79,8 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
         warnings.append(f"{log}: run has no scored samples; skipped")
     evals = evals[~empty].copy()
     if evals.empty:
-        raise InputError(f"{', '.join(logs)}: no tom-eval game run with scored samples")
+        skipped = f" ({'; '.join(warnings)})" if warnings else ""
+        raise InputError(f"{', '.join(logs)}: no tom-eval game run with scored samples{skipped}")
     evals["reasoning"] = [
         _reasoning_label(config, args)
         for config, args in zip(evals["model_generate_config"], evals["model_args"], strict=True)

@@ -85,7 +85,7 @@ def mastery_per_model(table: pd.DataFrame, path: Path) -> Path:
     """The mastery categories, one bar per run."""
     names = [category.name for category in read_mastery().categories]
     overall = table[table["scope"] == "Overall"]
-    figure, axes = plt.subplots(figsize=(10, 4.5))
+    figure, axes = plt.subplots(figsize=(12, 4.5))
     width = 0.8 / max(1, len(overall))
     positions = np.arange(len(names))
     for index, row in enumerate(overall.to_dict("records")):
@@ -97,7 +97,7 @@ def mastery_per_model(table: pd.DataFrame, path: Path) -> Path:
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("weighted share of successes")
     axes.set_title("ToM mastery categories")
-    axes.legend(fontsize=7)
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return _save(figure, path)
 
 

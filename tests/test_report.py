@@ -1,0 +1,302 @@
+"""tom-eval report: built from real logs, every number checked against samples_df."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from inspect_ai import Task, task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ContentReasoning,
+    ContentText,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+
+from conftest import ROOT
+from tasks.tom import tom
+from tom_eval.cli import main
+from tom_eval.players import respond
+
+TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
+
+
+def thinker(
+    messages: list[ChatMessage], tools: Any, choice: Any, config: GenerateConfig
+) -> ModelOutput:
+    """With reasoning on it plays like the oracle and shows its reasoning; off, it passes
+    (and answers with the word "nothing" when asked)."""
+    thinking = config.reasoning_effort not in (None, "none")
+    conversation = [(message.role, message.text) for message in messages]
+    text = respond("oracle" if thinking else "always-pass", conversation, seed=0)
+    content: Any = (
+        [ContentReasoning(reasoning="Who saw what?"), ContentText(text=text)] if thinking else text
+    )
+    output = ModelOutput.from_content(model="mockllm/model", content=content)
+    output.usage = ModelUsage(
+        input_tokens=10, output_tokens=1, total_tokens=11, reasoning_tokens=7 if thinking else None
+    )
+    return output
+
+
+@task
+def other_task() -> Task:
+    return Task(dataset=[Sample(input="hi", target="hi")])
+
+
+def foreign_log(folder: Path) -> Path:
+    """A log of another task (usage set, so no tokenizer is downloaded)."""
+    output = ModelOutput.from_content("mockllm/model", "hi")
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    model = get_model("mockllm/model", custom_outputs=[output], memoize=False)
+    inspect_eval(other_task(), model=model, log_dir=str(folder), display="none")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("logs")
+    pair = [
+        get_model(
+            "mockllm/model",
+            config=GenerateConfig(reasoning_effort=effort),
+            custom_outputs=thinker,
+            memoize=False,
+        )
+        for effort in ("none", "high")
+    ]
+    models: list[str | Model] = ["tom/oracle", "tom/always-pass", *pair]
+    for model in models:
+        inspect_eval(tom(**TASK_ARGS), model=model, log_dir=str(folder), display="none")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def report(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    out = tmp_path_factory.mktemp("report")
+    assert main(["report", str(logs), "--out", str(out), "--quiet", "--examples", "2"]) == 0
+    return (out / "report.md").read_text(), out
+
+
+def tables(markdown: str) -> dict[str, list[dict[str, str]]]:
+    """Every markdown table under its nearest heading."""
+    found: dict[str, list[dict[str, str]]] = {}
+    heading, lines = "", markdown.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+        elif (
+            line.startswith("| ") and index + 1 < len(lines) and lines[index + 1].startswith("|---")
+        ):
+            header = [cell.strip() for cell in line.strip("|").split(" | ")]
+            rows = []
+            for row in lines[index + 2 :]:
+                if not row.startswith("| "):
+                    break
+                rows.append(
+                    dict(zip(header, (c.strip() for c in row.strip("|").split(" | ")), strict=True))
+                )
+            found.setdefault(heading, rows)
+    return found
+
+
+# --------------------------------------------------------------- independent recomputation
+
+
+def trials(logs: Path) -> pd.DataFrame:
+    """One row per sample-epoch, straight from samples_df and evals_df."""
+    from inspect_ai.analysis import SampleScores, SampleSummary, evals_df, samples_df
+
+    evals = evals_df(str(logs), quiet=True)
+    evals = evals[evals["task_name"] == "tom"]
+    labels = {}
+    for row in evals.to_dict("records"):
+        effort = json.loads(row["model_generate_config"] or "{}").get("reasoning_effort")
+        setting = f"reasoning_effort={effort}" if effort else "default"
+        labels[row["eval_id"]] = f"{row['model']} [{setting}] ({row['task_arg_response_format']})"
+    everything = samples_df(str(logs), columns=SampleSummary + SampleScores, full=True, quiet=True)
+    frame: pd.DataFrame = everything[everything["eval_id"].isin(labels)].copy()
+    frame["run"] = frame["eval_id"].map(labels)
+    scores = frame["score_tom_scorer"].map(json.loads)
+    for key in ("optimal", "lies_okay", "valid", "lie_to_opponent"):
+        frame[key] = [float(values[key]) for values in scores]
+    return frame
+
+
+def wilson(k: float, n: int) -> tuple[float, float]:
+    z = 1.959963984540054
+    p = k / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
+    return max(0, centre - half), min(1, centre + half)
+
+
+def three(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def interval(values: pd.Series) -> str:
+    low, high = wilson(values.sum(), len(values))
+    return f"{three(values.mean())} [{three(low)}, {three(high)}]"
+
+
+def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
+    frame, rows = trials(logs), tables(report[0])["Summary"]
+    assert len(rows) == frame["run"].nunique() == 4
+    for row in rows:
+        run = row["run"].removesuffix(" (baseline)")
+        assert row["run"].endswith("(baseline)") == run.startswith("tom/")
+        mine = frame[frame["run"] == run]
+        assert row["N"] == str(len(mine))
+        classes = [
+            mine.loc[mine["metadata_expected_action"] == c, "optimal"]
+            for c in ("Pass", "Ask Teammate", "Tell Teammate")
+        ]
+        means = [c.mean() for c in classes]
+        ba = sum(means) / 3
+        spread = math.sqrt(sum(m * (1 - m) / len(c) for m, c in zip(means, classes, strict=True)))
+        low, high = max(0, ba - 1.96 * spread / 3), min(1, ba + 1.96 * spread / 3)
+        assert row["balanced"] == f"{three(ba)} [{three(low)}, {three(high)}]"
+        assert row["plain"] == interval(mine["optimal"])
+        assert row["lies okay"] == interval(mine["lies_okay"])
+        assert row["invalid"] == three(1 - mine["valid"].mean())
+        for extra in ("0A", "0B", "1A", "1B"):
+            assert row[extra] == three(mine.loc[mine["metadata_extra"] == extra, "optimal"].mean())
+        for role in ("Self", "Teammate", "Opponent"):
+            assert row[role] == three(
+                mine.loc[mine["metadata_answerer_role"] == role, "optimal"].mean()
+            )
+    by_run = {row["run"]: row for row in rows}
+    assert by_run["tom/oracle [default] (choice) (baseline)"]["plain"].startswith("1.000")
+    assert by_run["mockllm/model [reasoning_effort=none] (choice)"]["balanced"].startswith("0.333")
+
+
+def test_the_mastery_table(logs: Path, report: tuple[str, Path]) -> None:
+    frame = trials(logs)
+    categories = yaml.safe_load((ROOT / "scenarios" / "mastery.yaml").read_text())["categories"]
+    keys = {
+        "optimal": "optimal",
+        "lies_okay": "lies_okay",
+        "lie_to_opponent_answerer": "lie_to_opponent",
+    }
+    rows = tables(report[0])["Mastery categories"]
+    assert len(rows) == 4 * 5
+    for row in rows:
+        mine = frame[frame["run"] == row["run"]]
+        if row["scope"] != "Overall":
+            mine = mine[mine["metadata_extra"] == row["scope"]]
+        for category in categories:
+            weighted = weights = 0.0
+            for component in category["components"]:
+                chosen = mine[mine["metadata_id"].isin(component["ids"])]
+                weighted += component["weight"] * chosen[keys[component["success"]]].sum()
+                weights += component["weight"] * len(chosen)
+            assert row[category["name"]] == (three(weighted / weights) if weights else "n/a")
+
+
+def test_the_error_analysis_tables(logs: Path, report: tuple[str, Path]) -> None:
+    frame = trials(logs)
+    models = frame[~frame["run"].str.startswith("tom/")]
+    found = tables(report[0])
+    failures = models[models["optimal"] < 1]
+    for row in found["Action confusion (failures only)"]:
+        mine = failures[failures["metadata_expected_action"] == row["expected"]]
+        kinds = mine["score_tom_scorer_answer"].map(
+            lambda text: next((k for k in ("Pass", "Ask", "Tell") if text.startswith(k)), "Invalid")
+        )
+        assert row["failures"] == str(len(mine))
+        for kind in ("Pass", "Ask", "Tell", "Invalid"):
+            assert row[kind] == str(int((kinds == kind).sum()))
+        assert row["right type, wrong arguments"] == str(
+            int((kinds == row["expected"].split()[0]).sum())
+        )
+    for row in found["Per scenario"]:
+        mine = models[models["metadata_id"] == int(row["Id"])]
+        assert row["N"] == str(len(mine)) and row["optimal"] == three(mine["optimal"].mean())
+    features = {row["feature"]: row for row in found["Features of successes and failures"]}
+    success = models["optimal"] >= 1
+    for value in models["metadata_answerer_role"].unique():
+        flag = models["metadata_answerer_role"] == value
+        assert features[f"answerer {value}"]["successes"] == three(
+            (flag & success).sum() / success.sum()
+        )
+        assert features[f"answerer {value}"]["failures"] == three(
+            (flag & ~success).sum() / (~success).sum()
+        )
+    assert features["ect (mean)"]["successes"] == three(models.loc[success, "metadata_ect"].mean())
+    assert "Reply:" in report[0] and "I am going to ask" in report[0]
+
+
+def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> None:
+    frame = trials(logs)
+    found = tables(report[0])
+    (row,) = found["Reasoning"]
+    thinking = frame[frame["run"] == "mockllm/model [reasoning_effort=high] (choice)"]
+    assert row["run"] == "mockllm/model [reasoning_effort=high] (choice)"
+    assert row["turns with reasoning"] == "1.000"
+    calls = 1 + (thinking["metadata_answerer"] == "A").astype(int)  # A answers in a second turn
+    assert row["reasoning tokens per trial"] == three((7 * calls).mean())
+    assert row["accuracy with reasoning"] == three(thinking["optimal"].mean())
+    assert row["accuracy without"] == "n/a"
+    (pair,) = found["choice format"]
+    assert pair["delta"] == three(1 - 1 / 3)
+    out = report[1]
+    for chart in ("model_comparison", "load_effects", "mastery", "id_by_extra", "thinking"):
+        image = out / f"{chart}_choice.png"
+        assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and image.stat().st_size > 10_000
+    assert {path.name for path in out.glob("*.csv")} >= {
+        "summary.csv",
+        "mastery.csv",
+        "confusion.csv",
+        "features.csv",
+        "per_scenario.csv",
+        "reasoning.csv",
+    }
+
+
+def test_compare(logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted(logs.glob("*.eval"))
+    frame = trials(logs)
+    by_log = {str(path): frame.loc[frame["log"] == str(path), "run"].iloc[0] for path in files}
+    first = next(p for p, run in by_log.items() if run.startswith("tom/always-pass"))
+    second = next(p for p, run in by_log.items() if run.startswith("tom/oracle"))
+    assert main(["report", "--compare", first, second, "--out", str(tmp_path), "--quiet"]) == 0
+    found = tables((tmp_path / "compare.md").read_text())
+    row = next(r for r in found["By Id"] if r["Id"] == "12")
+    assert (row["A"], row["B"], row["difference"]) == ("0.000", "1.000", "1.000")
+    assert float(row["p"]) < 0.01  # 4 trials a side
+    strategic = next(r for r in found["By mastery category"] if r["category"] == "Strategic Lies")
+    assert strategic["difference"] == "0.000"
+
+
+def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    assert "no Inspect logs found" in capsys.readouterr().err
+    other = foreign_log(tmp_path / "other")
+    assert main(["report", str(other), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert "not a tom-eval game log (task other_task); skipped" in error
+    assert "no tom-eval game run with scored samples" in error and "Traceback" not in error
+
+
+def test_a_foreign_log_beside_game_logs_is_a_warning(
+    logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = foreign_log(tmp_path / "other")
+    assert main(["report", str(logs), str(other), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert re.search(r"warning: .*other_task", capsys.readouterr().err)
