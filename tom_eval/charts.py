@@ -70,14 +70,14 @@ def id_by_extra_heatmap(table: pd.DataFrame, path: Path, title: str) -> Path:
 
 def load_effects(table: pd.DataFrame, path: Path) -> Path:
     """Share optimal per Extra, one line per run."""
-    figure, axes = plt.subplots(figsize=(7, 4))
+    figure, axes = plt.subplots(figsize=(10, 4))
     for row in table.to_dict("records"):
         style = "--" if row["baseline"] else "-"
         axes.plot(EXTRAS, [row[extra] for extra in EXTRAS], style, marker="o", label=row["run"])
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("share optimal")
     axes.set_title("Load effects: 0A minimal, 0B +3 events, 1A matched events, 1B ECT load")
-    axes.legend(fontsize=7, loc="lower left")
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return _save(figure, path)
 
 
