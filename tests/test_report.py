@@ -143,6 +143,17 @@ def wilson(k: float, n: int) -> tuple[float, float]:
     return max(0, centre - half), min(1, centre + half)
 
 
+def fisher(a: int, b: int, c: int, d: int) -> float:
+    """Two-sided Fisher exact test: the probability of tables as or less likely."""
+    total, row, column = a + b + c + d, a + b, a + c
+
+    def chance(x: int) -> float:
+        return math.comb(column, x) * math.comb(total - column, row - x) / math.comb(total, row)
+
+    tables = [chance(x) for x in range(max(0, row + column - total), min(row, column) + 1)]
+    return min(1.0, sum(p for p in tables if p <= chance(a) * (1 + 1e-9)))
+
+
 def three(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.3f}"
 
@@ -227,15 +238,30 @@ def test_the_error_analysis_tables(logs: Path, report: tuple[str, Path]) -> None
         assert row["N"] == str(len(mine)) and row["optimal"] == three(mine["optimal"].mean())
     features = {row["feature"]: row for row in found["Features of successes and failures"]}
     success = models["optimal"] >= 1
-    for value in models["metadata_answerer_role"].unique():
-        flag = models["metadata_answerer_role"] == value
-        assert features[f"answerer {value}"]["successes"] == three(
-            (flag & success).sum() / success.sum()
-        )
-        assert features[f"answerer {value}"]["failures"] == three(
-            (flag & ~success).sum() / (~success).sum()
-        )
-    assert features["ect (mean)"]["successes"] == three(models.loc[success, "metadata_ect"].mean())
+    flags = {}
+    for column, prefix in (
+        ("metadata_answerer_role", "answerer"),
+        ("metadata_label_self", "self"),
+        ("metadata_label_teammate", "teammate"),
+        ("metadata_label_opponent", "opponent"),
+    ):
+        for value in models[column].unique():
+            flags[f"{prefix} {value}"] = models[column] == value
+    events = models["metadata_story"].map(lambda story: json.loads(story)["events"])
+    flags["teammate put or moved"] = events.map(
+        lambda evs: any(e["type"] in ("put", "move") and e["actor"] == "B" for e in evs)
+    )
+    assert set(flags) <= set(features)
+    for name, flag in flags.items():
+        a, b = int((flag & success).sum()), int((~flag & success).sum())
+        c, d = int((flag & ~success).sum()), int((~flag & ~success).sum())
+        assert features[name]["successes"] == three(a / (a + b)), name
+        assert features[name]["failures"] == three(c / (c + d)), name
+        assert features[name]["p"] == three(fisher(a, b, c, d)), name
+    for name in ("ect", "visible_events"):
+        row = features[f"{name} (mean)"]
+        assert row["successes"] == three(models.loc[success, f"metadata_{name}"].mean())
+        assert row["failures"] == three(models.loc[~success, f"metadata_{name}"].mean())
     assert "Reply:" in report[0] and "I am going to ask" in report[0]
 
 
@@ -251,6 +277,7 @@ def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> N
     assert row["accuracy with reasoning"] == three(thinking["optimal"].mean())
     assert row["accuracy without"] == "n/a"
     (pair,) = found["choice format"]
+    assert pair["balanced with"] == "1.000" and pair["balanced without"] == "0.333"
     assert pair["delta"] == three(1 - 1 / 3)
     out = report[1]
     for chart in ("model_comparison", "load_effects", "mastery", "id_by_extra", "thinking"):
