@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tom_eval.spec import SpecRow, read_spec
+from tom_eval.world import Enter, Leave, Move, Put, Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -25,3 +26,20 @@ def require_shared(path: Path) -> Path:
 @pytest.fixture(scope="session")
 def spec_rows() -> list[SpecRow]:
     return read_spec()
+
+
+def returning_teammate() -> Scenario:
+    """B is out while A takes the ball out of the bag and puts it back, then B comes back:
+    B is right, and A knows it, but B did not see the latest change."""
+    return Scenario(
+        frozenset("ABCD"),
+        (
+            Put("C", "ball", "bag"),
+            Leave("B"),
+            Move("A", "ball", "bag", "box"),
+            Move("A", "ball", "box", "bag"),
+            Enter("B"),
+        ),
+        "bag",
+        "B",
+    )

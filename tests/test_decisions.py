@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import returning_teammate
 from tom_eval.decisions import PASS, Action, Situation, decide, guaranteed_value, legal_actions
 from tom_eval.epistemics import OTHER_LABELS, Assessment, Status
+from tom_eval.oracle import solve
 from tom_eval.rules import SEED_RULES, Rules
 from tom_eval.spec import SpecRow
 from tom_eval.world import CONTAINERS
@@ -109,21 +111,7 @@ def test_every_legal_action_gets_a_value(spec_rows: list[SpecRow]) -> None:
 
 
 def test_a_lie_to_a_teammate_who_did_not_see_the_latest_change_is_believed() -> None:
-    from tom_eval.oracle import solve
-    from tom_eval.world import Enter, Leave, Move, Put, Scenario
-
-    scenario = Scenario(
-        frozenset("ABCD"),
-        (
-            Put("C", "ball", "bag"),
-            Leave("B"),
-            Move("A", "ball", "bag", "box"),
-            Move("A", "ball", "box", "bag"),
-            Enter("B"),
-        ),
-        "bag",
-        "B",
-    )
+    scenario = returning_teammate()
     solution = solve(scenario)
     assert guaranteed_value(solution.situation, Action("tell", "B", "bag", "apple")) == -0.5
     assert solution.decision.optimal == PASS

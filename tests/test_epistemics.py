@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import returning_teammate
 from tom_eval.epistemics import actual_minds, assess, observe
 from tom_eval.narration import narrate, question_line
 from tom_eval.world import Enter, Event, Leave, Move, Put, Scenario
@@ -162,18 +163,7 @@ def test_a_player_certainly_right_when_a_steps_out_stays_certainly_right() -> No
 def test_being_right_in_the_room_is_not_having_seen_the_latest_change() -> None:
     # B re-enters after the ball went out and back while it was away: it is right, and A
     # knows it, but it did not see the latest change, so it would believe a Tell.
-    scenario = Scenario(
-        frozenset("ABCD"),
-        (
-            Put("C", "ball", "bag"),
-            Leave("B"),
-            Move("A", "ball", "bag", "box"),
-            Move("A", "ball", "box", "bag"),
-            Enter("B"),
-        ),
-        "bag",
-        "B",
-    )
+    scenario = returning_teammate()
     assessment = assess(observe(scenario))
     assert assessment.label("B") == "Knows Truth"
     assert not assessment.knows_for_sure("B") and assessment.knows_for_sure("C")
