@@ -1,12 +1,13 @@
-"""Scores and run time of the reference players on the default scenarios.
+"""Scores and run time of the reference players (or any models) on the default scenarios.
 
-Runs `inspect eval tasks/tom.py --model tom/<player>` for each player (as a user would, in
-a separate process) over the default 1,560 generated scenarios, or over a scenario file,
-and prints a markdown table: N, balanced accuracy, plain accuracy, lies okay, invalid rate,
-mean regret, mean points and wall time. For `random` it also prints the chance band: the
-expected balanced accuracy of uniform guessing among the choice options, +- 1.96 sd.
+Runs `inspect eval tasks/tom.py --model <model>` for each model (as a user would, in a
+separate process) over generated scenarios or a scenario file, and prints a markdown
+table: N, balanced accuracy, plain accuracy, lies okay, invalid rate, mean regret, mean
+points and wall time. For `tom/random` it also prints the chance band: the expected
+balanced accuracy of uniform guessing among the choice options, +- 1.96 sd.
 
 Usage: python benchmarks/reference_players.py [--scenario-file FILE] [--format choice]
+       [--reps 10] [--models tom/oracle,tom/always-pass,tom/no-tom,tom/random,gguf/smollm2]
 """
 
 from __future__ import annotations
@@ -22,30 +23,16 @@ from pathlib import Path
 
 from inspect_ai.log import read_eval_log
 
-PLAYERS = ("oracle", "always-pass", "no-tom", "random")
+MODELS = ("tom/oracle", "tom/always-pass", "tom/no-tom", "tom/random")
 ROOT = Path(__file__).resolve().parents[1]
+COLUMNS = ("model", "N", "balanced accuracy", "plain accuracy", "lies okay", "invalid")
 
 
-def run(player: str, log_dir: Path, task_args: list[str]) -> tuple[float, Path]:
+def run(model: str, log_dir: Path, task_args: list[str]) -> tuple[float, Path]:
+    command = [sys.executable, "-m", "inspect_ai", "eval", "tasks/tom.py", "--model", model]
+    command += ["--log-dir", str(log_dir), "--display", "none", *task_args]
     started = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "inspect_ai",
-            "eval",
-            "tasks/tom.py",
-            "--model",
-            f"tom/{player}",
-            "--log-dir",
-            str(log_dir),
-            "--display",
-            "none",
-            *task_args,
-        ],
-        cwd=ROOT,
-        check=True,
-    )
+    subprocess.run(command, cwd=ROOT, check=True)
     return time.perf_counter() - started, next(log_dir.glob("*.eval"))
 
 
@@ -63,34 +50,35 @@ def chance_band(log_path: Path) -> tuple[float, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scenario-file")
     parser.add_argument("--format", default="choice", choices=("choice", "action", "free"))
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--models", default=",".join(MODELS))
     args = parser.parse_args()
-    task_args = ["-T", f"response_format={args.format}"]
+    task_args = ["-T", f"response_format={args.format}", "-T", f"reps={args.reps}"]
     if args.scenario_file:
         task_args += ["-T", f"scenario_file={Path(args.scenario_file).resolve()}"]
-    columns = ("player", "N", "balanced accuracy", "plain accuracy", "lies okay", "invalid")
-    print("| " + " | ".join((*columns, "regret", "points", "wall time")) + " |")
+    print("| " + " | ".join((*COLUMNS, "regret", "points", "wall time")) + " |")
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
-        for player in PLAYERS:
-            seconds, path = run(player, Path(folder) / player, task_args)
+        for model in args.models.split(","):
+            seconds, path = run(model, Path(folder) / model.replace("/", "_"), task_args)
             log = read_eval_log(str(path), header_only=True)
             assert log.results is not None
             m = {f"{s.name}.{k}": v.value for s in log.results.scores for k, v in s.metrics.items()}
             print(
-                f"| tom/{player} | {log.results.total_samples} "
+                f"| {model} | {log.results.total_samples} "
                 f"| {m['tom_scorer.balanced_accuracy']:.3f} | {m['optimal.mean']:.3f} "
                 f"| {m['lies_okay.mean']:.3f} | {1 - m['valid.mean']:.3f} "
                 f"| {m['regret.mean']:.3f} | {m['points.mean']:+.3f} | {seconds:.1f} s |"
             )
-            if player == "random":
+            if model == "tom/random":
                 mean, low, high = chance_band(path)
                 inside = low <= m["tom_scorer.balanced_accuracy"] <= high
                 print(
                     f"\nrandom chance band: expected {mean:.3f}, 95% band [{low:.3f}, {high:.3f}]"
-                    f" -> {'inside' if inside else 'OUTSIDE'}"
+                    f" -> {'inside' if inside else 'OUTSIDE'}\n"
                 )
 
 

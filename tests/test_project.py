@@ -22,5 +22,6 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
 
 def test_the_readme_set_up_is_two_commands() -> None:
     main_job, tests = readme_commands()[:2]
-    assert "inspect eval tasks/tom.py" in main_job and main_job.startswith("python3 -m venv")
-    assert tests.endswith("pytest") and "'.[dev]'" in tests
+    assert "inspect eval tasks/tom.py --model gguf/smollm2" in main_job
+    assert main_job.startswith("python3 -m venv")
+    assert tests.endswith("pytest") and "'.[dev," in tests

