@@ -393,3 +393,11 @@ def test_option_letters_select_their_option(data: st.DataObject, options: list[A
     assert parse_action(letter, "choice", options) == ok(options[index])
     wrapped = data.draw(st.sampled_from(("({})", "**{}**", "{})", "Answer: {}", "Option {}.")))
     assert parse_action(wrapped.format(letter), "choice", options) == ok(options[index])
+
+
+def test_a_choice_reply_that_goes_on_listing_options_is_read_by_its_first_line() -> None:
+    options = [PASS, Action("ask", "B", "bag"), Action("tell", "B", "bag", "apple")]
+    listing = "B) Ask(B, bag)\nC) Tell(B, bag, apple)\nA) Pass"
+    assert parse_action(listing, "choice", options).action == Action("ask", "B", "bag")
+    # A first line that itself names two options does not decide.
+    assert parse_action("B or C?\nA) Pass\nC) x", "choice", options).action is None

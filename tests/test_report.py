@@ -177,7 +177,8 @@ def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
         ]
         means = [c.mean() for c in classes]
         ba = sum(means) / 3
-        spread = math.sqrt(sum(m * (1 - m) / len(c) for m, c in zip(means, classes, strict=True)))
+        adjusted = [((c.sum() + 2) / (len(c) + 4), len(c) + 4) for c in classes]
+        spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted))
         low, high = max(0, ba - 1.96 * spread / 3), min(1, ba + 1.96 * spread / 3)
         assert row["balanced"] == f"{three(ba)} [{three(low)}, {three(high)}]"
         assert row["plain"] == interval(mine["optimal"])

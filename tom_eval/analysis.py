@@ -44,8 +44,31 @@ SCORE_KEYS = (
 )
 ANSWERER_ROLES = ("Self", "Teammate", "Opponent")
 ACTION_CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
-_REASONING_CONFIG = ("reasoning_effort", "reasoning_tokens", "reasoning_summary", "effort")
-_REASONING_ARGS = ("reasoning_enabled", "enable_thinking", "thinking")
+_REASONING_CONFIG = (
+    "reasoning_effort",
+    "reasoning_tokens",
+    "reasoning_summary",
+    "reasoning_mode",
+    "effort",
+    "extra_body",
+)
+_GAME_ARGS = ("lose", "lineup", "scenario_file")
+"""Task arguments that change the game, so runs that differ in them never merge."""
+_REQUIRED = (
+    "metadata_id",
+    "metadata_extra",
+    "metadata_answerer",
+    "metadata_answerer_role",
+    "metadata_label_self",
+    "metadata_label_teammate",
+    "metadata_label_opponent",
+    "metadata_expected_action",
+    "metadata_optimal_action",
+    "metadata_ect",
+    "metadata_visible_events",
+    "metadata_story",
+    "score_tom_scorer",
+)
 
 
 @dataclass
@@ -74,7 +97,7 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     for log, task in zip(evals.loc[~keep, "log"], evals.loc[~keep, "task_name"], strict=True):
         warnings.append(f"{log}: not a tom-eval game log (task {task}); skipped")
     evals = evals[keep].copy()
-    empty = evals["completed_samples"].fillna(0) == 0
+    empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
     for log in evals.loc[empty, "log"]:
         warnings.append(f"{log}: run has no scored samples; skipped")
     evals = evals[~empty].copy()
@@ -92,9 +115,14 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
-    evals["run"] = evals["model"] + " [" + evals["reasoning"] + "] (" + evals["format"] + ")"
+    evals["game"] = [_game_label(row) for row in evals.to_dict("records")]
+    evals["run"] = evals["model"] + " [" + evals["reasoning"] + "] (" + evals["game"] + ")"
     evals["baseline"] = evals["model"].str.startswith("tom/")
     samples = _samples(list(evals["log"]), evals, quiet)
+    unscored = samples["valid"].isna()
+    for run, count in samples.loc[unscored, "run"].value_counts().items():
+        warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
+    samples = samples[~unscored].reset_index(drop=True)
     runs = (
         evals.groupby("run", sort=False)
         .agg(
@@ -109,6 +137,19 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     )
     runs["trials"] = [int((samples["run"] == run).sum()) for run in runs["run"]]
     return Results(runs, samples, warnings)
+
+
+def _game_label(row: dict[str, Any]) -> str:
+    """The response format, plus any game-changing task argument that is set."""
+    changes = [
+        f"{name}={row[f'task_arg_{name}']}"
+        for name in _GAME_ARGS
+        if row.get(f"task_arg_{name}") not in (None, "", False, "default")
+        and not (
+            isinstance(row.get(f"task_arg_{name}"), float) and math.isnan(row[f"task_arg_{name}"])
+        )
+    ]
+    return ", ".join([row["format"], *changes])
 
 
 def _json(text: Any) -> dict[str, Any]:
@@ -126,7 +167,8 @@ def _reasoning_label(config: Any, args: Any) -> str:
         for key, value in _json(config).items()
         if key in _REASONING_CONFIG and value is not None
     }
-    settings |= {key: value for key, value in _json(args).items() if key in _REASONING_ARGS}
+    # Every model arg: thinking switches, a model_path, a seed... all make another run.
+    settings |= _json(args)
     return ", ".join(f"{key}={value}" for key, value in sorted(settings.items())) or "default"
 
 
@@ -134,7 +176,9 @@ def _thinking(config: Any, args: Any) -> str:
     """off, on, or default (the provider decides)."""
     settings = _json(config) | _json(args)
     effort, tokens = settings.get("reasoning_effort"), settings.get("reasoning_tokens")
-    enabled = settings.get("reasoning_enabled", settings.get("enable_thinking"))
+    enabled = settings.get(
+        "reasoning_enabled", settings.get("enable_thinking", settings.get("thinking"))
+    )
     if effort == "none" or tokens == 0 or enabled is False:
         return "off"
     if effort is not None or (tokens or 0) > 0 or enabled is True:
@@ -167,6 +211,11 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
         reasoning_turns=("reasoning_chars", lambda chars: int((chars > 0).sum())),
     )
     frame = frame.join(reasoning, on="sample_id")
+    missing = [column for column in _REQUIRED if column not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
+        )
     runs = evals.set_index("eval_id")
     scores = frame["score_tom_scorer"].map(_json)
     tidy = pd.DataFrame(
@@ -201,7 +250,7 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
     for key in SCORE_KEYS:
         # NaN (unscored) is stored as null.
         tidy[key] = scores.map(lambda values, key=key: _number(values.get(key)))
-    return tidy[tidy["valid"].notna()].reset_index(drop=True)
+    return tidy
 
 
 def _number(value: Any) -> float:
@@ -227,9 +276,10 @@ def balanced_accuracy(rows: pd.DataFrame) -> tuple[float, float, float]:
         return math.nan, math.nan, math.nan
     means = [float(values.mean()) for values in classes]
     value = sum(means) / len(means)
-    spread = math.sqrt(
-        sum(m * (1 - m) / len(v) for m, v in zip(means, classes, strict=True))
-    ) / len(means)
+    # Agresti-Caffo: two added successes and failures per class, so a class at 0 or 1
+    # still has some spread (a plain normal interval would have width zero there).
+    adjusted = [((v.sum() + 2) / (len(v) + 4), len(v) + 4) for v in classes]
+    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(means)
     return value, max(0.0, value - Z95 * spread), min(1.0, value + Z95 * spread)
 
 
@@ -345,10 +395,15 @@ def story_features(story: dict[str, Any]) -> dict[str, bool]:
     leaves = [i for i, event in enumerate(events) if event["type"] == "leave"]
     self_leaves = [i for i in leaves if events[i]["actor"] == SELF]
     mate_leaves = [i for i in leaves if events[i]["actor"] == TEAMMATE]
-    last_self = self_leaves[-1] if self_leaves else None
+    present = SELF in story.get("present_initially", [])
+    saw_put = False
+    for event in events:
+        saw_put = saw_put or (event["type"] == "put" and present)
+        if event["actor"] == SELF and event["type"] in ("leave", "enter"):
+            present = event["type"] == "enter"
     return {
-        "self never saw a put": last_self is not None
-        and not any(event["type"] == "put" for event in events[:last_self]),
+        # A left at some point and was never in the room when anything was put.
+        "self never saw a put": bool(self_leaves) and not saw_put,
         "teammate put or moved": any(
             event["type"] in ("put", "move") and event["actor"] == TEAMMATE for event in events
         ),
@@ -379,7 +434,7 @@ def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
         a, b = int((flag & success).sum()), int((~flag & success).sum())
         c, d = int((flag & ~success).sum()), int((~flag & ~success).sum())
         rows.append(
-            _feature_row(name, a / max(1, a + b), c / max(1, c + d), fisher_exact(a, b, c, d))
+            _feature_row(name, _share(a, a + b), _share(c, c + d), fisher_exact(a, b, c, d))
         )
     for name in ("ect", "visible_events"):
         good, bad = trials.loc[success, name], trials.loc[~success, name]
@@ -389,6 +444,10 @@ def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
             )
         )
     return pd.DataFrame(rows)
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else math.nan
 
 
 def _feature_row(name: str, successes: float, failures: float, p: float) -> dict[str, Any]:

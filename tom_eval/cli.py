@@ -70,12 +70,18 @@ def _report(args: argparse.Namespace) -> int:
     quiet = args.quiet
     if args.compare:
         first, second = (analysis.load([Path(side)], quiet) for side in args.compare)
+        for side, results in zip(args.compare, (first, second), strict=True):
+            if len(results.runs) > 1:
+                runs = ", ".join(results.runs["run"])
+                first.warnings.append(f"{side}: pools {len(results.runs)} runs ({runs})")
         for warning in first.warnings + second.warnings:
             print(f"tom-eval: warning: {warning}", file=sys.stderr)
         print(f"wrote {report.write_comparison(first, second, args.out)}")
         return 0
     if not args.logs:
         raise InputError("report: give one or more log directories, or --compare A B")
+    if args.examples < 0:
+        raise InputError(f"report: --examples must be 0 or more, got {args.examples}")
     results = analysis.load([Path(path) for path in args.logs], quiet)
     for warning in results.warnings:
         print(f"tom-eval: warning: {warning}", file=sys.stderr)

