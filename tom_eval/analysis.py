@@ -480,7 +480,8 @@ def reasoning(results: Results) -> pd.DataFrame:
         has = trials["reasoning_turns"] > 0
         k1, n1 = float(trials.loc[has, "optimal"].sum()), int(has.sum())
         k2, n2 = float(trials.loc[~has, "optimal"].sum()), int((~has).sum())
-        _, p = two_proportions(k1, n1, k2, n2)
+        # Fisher on whole trials (epoch means can be fractional: rounded).
+        p = fisher_exact(round(k1), n1 - round(k1), round(k2), n2 - round(k2))
         rows.append(
             {
                 "run": run,

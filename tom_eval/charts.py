@@ -32,7 +32,9 @@ def _save(figure: Figure, path: Path) -> Path:
 
 def model_comparison(table: pd.DataFrame, path: Path) -> Path:
     """Balanced accuracy per run with 95% intervals; baselines as vertical lines."""
-    models = table[~table["baseline"]].sort_values("balanced")
+    # With reference players only, they are the bars; otherwise they are the lines.
+    lines = table[table["baseline"]] if (~table["baseline"]).any() else table.iloc[0:0]
+    models = table.drop(lines.index).sort_values("balanced")
     figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * max(1, len(models))))
     positions = np.arange(len(models))
     errors = [
@@ -41,14 +43,14 @@ def model_comparison(table: pd.DataFrame, path: Path) -> Path:
     ]
     axes.barh(positions, models["balanced"], xerr=errors, color="tab:blue", capsize=3)
     axes.set_yticks(positions, models["run"])
-    for baseline in table[table["baseline"]].itertuples():
+    for baseline in lines.itertuples():
         colour = _BASELINE_COLOURS.get(baseline.model, "black")
         axes.axvline(baseline.balanced, color=colour, linestyle="--", label=baseline.model)
     axes.set_xlim(0, 1)
     axes.set_xlabel("balanced accuracy (95% interval)")
     axes.set_title("Model comparison")
-    if len(table[table["baseline"]]):
-        axes.legend(loc="lower right", fontsize=8)
+    if len(lines):
+        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     return _save(figure, path)
 
 

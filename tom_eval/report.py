@@ -188,9 +188,14 @@ def _charts(
 
 
 def _examples(trials: pd.DataFrame, count: int) -> list[str]:
-    failed = trials[trials["optimal"] < 1].head(count)
-    if failed.empty:
+    failures = trials[trials["optimal"] < 1]
+    if failures.empty:
         return ["No failures.", ""]
+    if count == 0:
+        return ["(not shown: --examples 0)", ""]
+    # Round-robin over runs, so every run shows its first failures.
+    order = failures.groupby("run", sort=False).cumcount()
+    failed = failures.assign(order=order).sort_values(["order"], kind="stable").head(count)
     lines: list[str] = []
     for row in failed.to_dict("records"):
         scenario = read_story_fields(row["story"], row["sample"])

@@ -81,4 +81,8 @@ def mann_whitney(first: Sequence[float], second: Sequence[float]) -> float:
     u = rank_sum - n1 * (n1 + 1) / 2
     n = n1 + n2
     variance = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))) if n > 1 else 0.0
-    return 1.0 if variance <= 0 else normal_p((u - n1 * n2 / 2) / math.sqrt(variance))
+    if variance <= 0:
+        return 1.0
+    # Continuity correction, as SciPy's default.
+    shift = max(0.0, abs(u - n1 * n2 / 2) - 0.5)
+    return normal_p(shift / math.sqrt(variance))
