@@ -208,6 +208,7 @@ def tom_scorer() -> Scorer:
                 "raw_action": record.raw_action,
                 "action_problem": record.action_problem,
                 "raw_answer": record.raw_answer,
+                "options": record.options,
                 "answer_problem": record.answer_problem,
             },
         )

@@ -264,6 +264,7 @@ def test_the_error_analysis_tables(logs: Path, report: tuple[str, Path]) -> None
         assert row["successes"] == three(models.loc[success, f"metadata_{name}"].mean())
         assert row["failures"] == three(models.loc[~success, f"metadata_{name}"].mean())
     assert "Reply:" in report[0] and "I am going to ask" in report[0]
+    assert "Options:\n\n```\nA) " in report[0]  # a bare letter reply can be read
 
 
 def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> None:
@@ -280,6 +281,8 @@ def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> N
     (pair,) = found["choice format"]
     assert pair["balanced with"] == "1.000" and pair["balanced without"] == "0.333"
     assert pair["delta"] == three(1 - 1 / 3)
+    low, high = (float(x) for x in pair["delta 95%"].strip("[]").split(", "))
+    assert low < 2 / 3 < high
     out = report[1]
     for chart in ("model_comparison", "load_effects", "mastery", "id_by_extra", "thinking"):
         image = out / f"{chart}_choice.png"

@@ -242,6 +242,9 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
             "raw_action": frame["score_tom_scorer_metadata"].map(
                 lambda m: _json(m).get("raw_action", "")
             ),
+            "options": frame["score_tom_scorer_metadata"].map(
+                lambda metadata: _json(metadata).get("options") or []
+            ),
             "turns": frame["turns"].fillna(0).astype(int),
             "reasoning_turns": frame["reasoning_turns"].fillna(0).astype(int),
             "reasoning_tokens": frame["model_usage"].map(_reasoning_tokens),
@@ -539,6 +542,14 @@ def _difference(key: dict[str, Any], a: pd.Series, b: pd.Series) -> dict[str, An
     }
 
 
+def _delta_interval(first: pd.Series, second: pd.Series) -> str:
+    """Normal interval of a difference of two balanced accuracies (independent runs)."""
+    spreads = [(row["balanced_high"] - row["balanced_low"]) / (2 * Z95) for row in (first, second)]
+    delta = first["balanced"] - second["balanced"]
+    half = Z95 * math.sqrt(sum(spread**2 for spread in spreads))
+    return f"[{delta - half:.3f}, {delta + half:.3f}]"
+
+
 def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
     """Runs of one model and format with reasoning off (or the default) and on."""
     rows = []
@@ -558,6 +569,7 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
                         "balanced without": without["balanced"],
                         "balanced with": with_reasoning["balanced"],
                         "delta": with_reasoning["balanced"] - without["balanced"],
+                        "delta 95%": _delta_interval(with_reasoning, without),
                     }
                 )
     return pd.DataFrame(rows)

@@ -209,6 +209,7 @@ def _examples(trials: pd.DataFrame, count: int) -> list[str]:
             question_line(observation),
             "```",
             "",
+            *_options_shown(row["options"]),
             "Reply:",
             "",
             "```",
@@ -217,6 +218,14 @@ def _examples(trials: pd.DataFrame, count: int) -> list[str]:
             "",
         ]
     return lines
+
+
+def _options_shown(options: list[str]) -> list[str]:
+    """The lettered options of a choice-format sample, so a bare letter can be read."""
+    if not options:
+        return []
+    lettered = [f"{chr(ord('A') + index)}) {option}" for index, option in enumerate(options)]
+    return ["Options:", "", "```", *lettered, "```", ""]
 
 
 def _interval(value: float, low: float, high: float) -> str:
