@@ -16,6 +16,14 @@ from tom_eval.narration import narrate, question_line
 from tom_eval.scenario_file import read_story_fields
 from tom_eval.spec import EXTRAS, read_mastery
 
+SUMMARY_TEXT = (
+    "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
+    "Teammate) of the share optimal: always passing scores 1/3 whatever the mix. Intervals "
+    "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
+    "Trials are sample-epochs: with several epochs of a near-deterministic model the "
+    "intervals are too narrow."
+)
+
 
 def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Path:
     """Everything `tom-eval report` writes; returns the path of report.md."""
@@ -32,7 +40,7 @@ def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Pat
     ]
     lines += [f"> warning: {warning}" for warning in results.warnings]
 
-    lines += ["## Summary", "", _summary_text(table), ""]
+    lines += ["## Summary", "", SUMMARY_TEXT, ""]
     lines += [_markdown(_summary_view(table)), ""]
     _csv(table, out / "summary.csv")
     lines += ["## Mastery categories", "", _markdown(_mastery_view(mastery)), ""]
@@ -110,16 +118,6 @@ def _make_folder(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"{out}: cannot write the report there ({error.strerror})") from None
-
-
-def _summary_text(table: pd.DataFrame) -> str:
-    return (
-        "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
-        "Teammate) of the share optimal: always passing scores 1/3 whatever the mix. Intervals "
-        "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
-        "Trials are sample-epochs: with several epochs of a near-deterministic model the "
-        "intervals are too narrow."
-    )
 
 
 def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
