@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
+from typing import Protocol
 
 from inspect_ai.scorer import (
     Metric,
@@ -86,7 +88,16 @@ def _per_key_metrics() -> dict[str, list[Metric]]:
     }
 
 
-def score_value(solution: Solution, chosen: Action | None, record: GameRecord) -> dict[str, float]:
+class Played(Protocol):
+    """What the scorer needs of a played turn (`GameRecord`, or a full game's `TurnRecord`)."""
+
+    blue: float
+    red: float
+    answer_correct: bool
+    answer_problem: str | None
+
+
+def score_value(solution: Solution, chosen: Action | None, record: Played) -> dict[str, float]:
     """The numbers of one sample. An unreadable reply is invalid and never optimal; its
     regret is that of the Pass the game played instead. The answer keys are NaN (unscored)
     when A was not the one asked."""
@@ -136,15 +147,22 @@ def balanced_accuracy() -> Metric:
     of optimal actions in that class: a constant policy scores 1/3 whatever the mix."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        by_class: dict[str, list[float]] = defaultdict(list)
-        for sample in scores:
-            metadata = sample.sample_metadata or {}
-            by_class[str(metadata["expected_action"])].append(_value(sample, "optimal"))
-        if not by_class:
-            return math.nan
-        return sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
+        return balanced(
+            (str((sample.sample_metadata or {})["expected_action"]), _value(sample, "optimal"))
+            for sample in scores
+        )
 
     return compute
+
+
+def balanced(outcomes: Iterable[tuple[str, float]]) -> float:
+    """Mean over classes of the mean outcome in each class ((class, outcome) pairs)."""
+    by_class: dict[str, list[float]] = defaultdict(list)
+    for expected, outcome in outcomes:
+        by_class[expected].append(outcome)
+    if not by_class:
+        return math.nan
+    return sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
 
 
 @metric

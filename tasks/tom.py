@@ -1,7 +1,8 @@
 """The Ask/Tell/Pass Theory-of-Mind game: `inspect eval tasks/tom.py --model <provider/model>`.
 
-One Sample per scenario; the model plays player A for one turn. See the README for every
-parameter and for what is measured.
+Trial mode (the default): one Sample per scenario; the model plays player A for one turn.
+Game mode (`-T mode=game`): one Sample per game; the model plays A through a whole game
+against simulated players. See the README for every parameter and for what is measured.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from typing import cast
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
 
+from scorers.game import game_scorer
 from scorers.tom import tom_scorer
-from tom_eval.dataset import scenario_records, tom_dataset
+from tom_eval.dataset import game_dataset, scenario_records, tom_dataset
 from tom_eval.errors import InputError
 from tom_eval.game import parse_lineup
+from tom_eval.game_solver import play_game
 from tom_eval.parsing import RESPONSE_FORMATS, ResponseFormat
 from tom_eval.rules import Rules
+from tom_eval.session import HISTORY_MODES, HistoryMode
 from tom_eval.solver import play_turn
 
 
@@ -30,6 +34,10 @@ def tom(
     response_format: str = "choice",
     lineup: str = "default",
     lose: bool = False,
+    mode: str = "trial",
+    games: int = 50,
+    turns: int = 40,
+    history: str = "none",
 ) -> Task:
     """The Ask/Tell/Pass game.
 
@@ -45,21 +53,44 @@ def tom(
         lineup: "default" (B dishonest teammate, C honest opponent, D dishonest opponent)
             or changes such as "D=honest_opponent,N=neutral".
         lose: a wrong answer costs the answerer's team one point.
+        mode: "trial" (one turn per scenario) or "game" (whole games).
+        games: game mode: the number of games (default 50).
+        turns: game mode: turns per game, a multiple of 4 (default 40; the winning score
+            is turns / 4 + 4).
+        history: game mode: what stays in the conversation: "none" (each turn alone),
+            "full" (every earlier turn and its public result) or "actions" (A's earlier
+            actions only).
     """
     try:
-        if response_format not in RESPONSE_FORMATS:
-            raise InputError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+        _check_choice("response_format", response_format, RESPONSE_FORMATS)
+        _check_choice("mode", mode, MODES)
+        _check_choice("history", history, HISTORY_MODES)
         records = scenario_records(ids, extras, reps, seed, scenario_file)
         players, rules = parse_lineup(lineup), Rules(lose=lose)
-        dataset = tom_dataset(
-            records, scenario_file or f"tom-eval seed {seed}", rules, players.has_neutral
-        )
+        name = scenario_file or f"tom-eval seed {seed}"
+        answer_format = cast(ResponseFormat, response_format)
+        if mode == "game":
+            return Task(
+                dataset=game_dataset(records, games, turns, seed, rules, players.has_neutral, name),
+                solver=play_game(answer_format, players, rules, cast(HistoryMode, history), seed),
+                scorer=game_scorer(),
+                version="1-A",
+            )
+        dataset = tom_dataset(records, name, rules, players.has_neutral)
     except InputError as error:
         # Inspect prints a PrerequisiteError as one line, without a traceback.
         raise PrerequisiteError(f"tom: {error}") from None
     return Task(
         dataset=dataset,
-        solver=play_turn(cast(ResponseFormat, response_format), players, rules, seed),
+        solver=play_turn(answer_format, players, rules, seed),
         scorer=tom_scorer(),
         version="1-A",
     )
+
+
+MODES = ("trial", "game")
+
+
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InputError(f"{name} must be one of {', '.join(allowed)}, not '{value}'")

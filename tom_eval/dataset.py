@@ -1,4 +1,5 @@
-"""Scenarios as an Inspect dataset: one Sample per scenario, every analysis factor in metadata."""
+"""Scenarios as an Inspect dataset: one Sample per scenario (every analysis factor in
+metadata), or one Sample per full game (the designed stories it plays)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tom_eval.errors import InputError
+from tom_eval.full_game import draw_stories, schedule
 from tom_eval.generation import generate
 from tom_eval.narration import narrate, question_line
-from tom_eval.oracle import solve
+from tom_eval.oracle import Solution, solve
 from tom_eval.rules import Rules
 from tom_eval.scenario_file import OUR_FORMAT, ScenarioRecord, read_scenarios, story_fields
 from tom_eval.spec import Mastery, parse_extras, parse_ids, read_mastery, read_spec, select_rows
@@ -48,6 +50,71 @@ def scenario_records(
     ]
 
 
+def checked_solution(record: ScenarioRecord, rules: Rules, with_neutral: bool) -> Solution:
+    """The engine's solution of a scenario; one the engine disagrees with is refused."""
+    solution = solve(record.scenario, rules, with_neutral)
+    problems = (
+        label_violations(record.asked, solution)
+        + action_violations(record.asked, solution)
+        + solution.unsound_inferences()
+    )
+    if problems:
+        raise InputError(f"scenario {record.key}: {problems[0]} (run `tom-eval check` on the file)")
+    return solution
+
+
+def game_dataset(
+    records: list[ScenarioRecord],
+    games: int,
+    turns: int,
+    seed: int,
+    rules: Rules,
+    with_neutral: bool,
+    name: str,
+) -> MemoryDataset:
+    """One Sample per full game: the designed stories it plays, drawn with the seed, each
+    with the spec factors of its A turn."""
+    if games <= 0:
+        raise InputError(f"games must be positive, not {games}")
+    for record in records:
+        checked_solution(record, rules, with_neutral)
+    by_key = {record.key: record for record in records}
+    pool = [(record.key, record.scenario) for record in records]
+    samples = []
+    for game in range(1, games + 1):
+        stories = draw_stories(pool, turns, f"{seed}:{game}")
+        schedule(stories, turns)  # refuses a turn count the game cannot have
+        metadata = {
+            "mode": "game",
+            "game": game,
+            "turns": turns,
+            "stories": [_story_entry(by_key[key]) for key, _ in stories],
+            "lose": rules.lose,
+            "neutral": with_neutral,
+        }
+        keys = ", ".join(key for key, _ in stories)
+        samples.append(
+            Sample(
+                id=f"game-{game}",
+                input=f"Game {game}: up to {turns} turns on the designed stories {keys}",
+                metadata=metadata,
+            )
+        )
+    return MemoryDataset(samples, name=name)
+
+
+def _story_entry(record: ScenarioRecord) -> dict[str, Any]:
+    asked = record.asked
+    return {
+        "key": record.key,
+        "id": asked.id,
+        "extra": asked.extra,
+        "answerer_role": asked.answerer,
+        "expected_action": asked.action,
+        "story": story_fields(record.scenario),
+    }
+
+
 def user_path(text: str) -> Path:
     """A path as the user meant it: relative to the directory `inspect eval` was started in
     ($PWD), since Inspect runs a task from the task file's own directory."""
@@ -72,14 +139,7 @@ def record_to_sample(
 ) -> Sample:
     """A Sample whose metadata carries the story and rules (for the solver and scorer) and
     every analysis factor. A scenario the engine disagrees with is refused."""
-    solution = solve(record.scenario, rules, with_neutral)
-    problems = (
-        label_violations(record.asked, solution)
-        + action_violations(record.asked, solution)
-        + solution.unsound_inferences()
-    )
-    if problems:
-        raise InputError(f"scenario {record.key}: {problems[0]} (run `tom-eval check` on the file)")
+    solution = checked_solution(record, rules, with_neutral)
     assessment, decision, asked = solution.assessment, solution.decision, record.asked
     unknown_in_room = any(
         assessment.label(player) == "Unknown" and player in assessment.present

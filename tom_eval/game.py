@@ -98,48 +98,79 @@ def parse_lineup(text: str) -> Lineup:
     return Lineup(tuple((player, types[player]) for player in order if player in types))
 
 
-Phase = Literal["action", "answer", "done"]
+Phase = Literal["action", "reply", "answer", "done"]
 
 
 @dataclass(frozen=True)
 class Turn:
-    """A's turn on one scenario: A acts, then the answerer answers, then points are scored."""
+    """One player's turn on one scenario: the actor acts; if a simulated actor asked the
+    live player A, A replies; the answerer answers; points are scored.
+
+    `current_player()` says who must move: the actor, A (for a reply) or the answerer.
+    Moves of A come from outside (the model); everyone else is simulated here.
+    """
 
     solution: Solution
     lineup: Lineup = DEFAULT_LINEUP
     rules: Rules = SEED_RULES
     seed: str = ""
     """Seeds the one random choice a character makes: which false item a liar names."""
+    actor: str = SELF
     phase: Phase = "action"
     action: Action | None = None
     reply: str | None = None
-    """What the player A asked said (an item or NOTHING)."""
+    """What the asked player said (an item or NOTHING); None when nobody was asked or A
+    refused."""
     told: dict[str, str] = field(default_factory=dict)
-    """Beliefs about the question container that hearers adopted from a Tell."""
+    """Beliefs about the question container that simulated players adopted from a Tell or
+    a reply."""
+    told_self: str | None = None
+    """What a simulated actor told A about the question container (A decides what to make
+    of it)."""
     answer: str | None = None
 
     @property
     def scenario(self) -> Scenario:
         return self.solution.scenario
 
+    def current_player(self) -> str | None:
+        """Who moves next; None once the turn is over."""
+        return {
+            "action": self.actor,
+            "reply": SELF,
+            "answer": self.scenario.answerer,
+            "done": None,
+        }[self.phase]
+
     def legal_actions(self) -> tuple[Action, ...]:
         return legal_actions(self.solution.situation) if self.phase == "action" else ()
 
     def apply_action(self, action: Action) -> Turn:
-        """A acts; an Ask gets its reply, a Tell may change what the hearer believes."""
+        """The actor acts; an Ask gets its reply (A's comes later, through `apply_reply`),
+        a Tell may change what the hearer believes."""
         if self.phase != "action":
             raise ValueError(f"no action in the {self.phase} phase")
-        if action != PASS and action.player not in self.lineup.players[1:]:
+        others = [player for player in self.lineup.players if player != self.actor]
+        if action != PASS and action.player not in others:
             raise ValueError(f"{action} addresses a player who is not in the game")
         turn = replace(self, phase="answer", action=action)
         if action.kind == "ask" and action.player and action.container:
-            return replace(turn, reply=self._reply(action.player, action.container))
-        if action.kind == "tell" and action.player and action.container == self.scenario.question:
-            hearer = action.player
-            knows = self._mind(hearer, action.container)[1]
-            if adopts_tell(hearer, SELF, hearer_knows=knows) and action.contents is not None:
-                return replace(turn, told={hearer: action.contents})
+            if action.player == SELF:
+                return replace(turn, phase="reply")
+            return turn._heard(
+                self.actor, action.player, self._reply(action.player, action.container)
+            )
+        if action.kind == "tell" and action.player == SELF and self.actor != SELF:
+            return replace(turn, told_self=action.contents)
+        if action.kind == "tell" and action.player and action.contents is not None:
+            return turn._heard(action.player, self.actor, action.contents)
         return turn
+
+    def apply_reply(self, contents: str | None) -> Turn:
+        """A replies to the actor's Ask (None: A refused or gave no readable reply)."""
+        if self.phase != "reply":
+            raise ValueError("A replies only when a simulated actor asked A")
+        return replace(self, phase="answer")._heard(self.actor, SELF, contents)
 
     def apply_answer(self, contents: str | None) -> Turn:
         """A answers the question (None: A gave no readable answer, which is wrong)."""
@@ -164,21 +195,35 @@ class Turn:
         return self.answer == (self.solution.truth or NOTHING)
 
     def returns(self) -> dict[str, float]:
-        """Points each team won this turn: the action's cost (A is Blue), then the answer."""
+        """Points each team won this turn: the action's cost to the actor's team, then the
+        answer's points to the answerer's team."""
         if not self.is_terminal() or self.action is None:
             raise ValueError("returns are known only at the end of the turn")
-        score = answer_score(self.answer_correct, self.rules)
-        blue_answers = TEAMS[self.scenario.answerer] == "blue"
-        return {
-            "blue": -self.action.cost + (score if blue_answers else 0.0),
-            "red": 0.0 if blue_answers else score,
-        }
+        points = {"blue": 0.0, "red": 0.0}
+        points[TEAMS[self.actor]] -= self.action.cost
+        points[TEAMS[self.scenario.answerer]] += answer_score(self.answer_correct, self.rules)
+        return points
 
     @property
     def margin(self) -> float:
         """Blue minus Red: the quantity the decision engine guarantees."""
         points = self.returns()
         return points["blue"] - points["red"]
+
+    def _heard(self, hearer: str, speaker: str, contents: str | None) -> Turn:
+        """`speaker` said `contents` to `hearer`: the turn with the reply recorded (when
+        the hearer is the actor) and the hearer's belief changed if it trusts the speaker.
+        A is live: what A makes of it is the model's business."""
+        turn = replace(self, reply=contents) if hearer == self.actor else self
+        action = self.action
+        if contents is None or hearer == SELF or action is None:
+            return turn
+        if action.container != self.scenario.question:
+            return turn
+        knows = self._mind(hearer, self.scenario.question)[1]
+        if adopts_tell(hearer, speaker, hearer_knows=knows):
+            return replace(turn, told={**self.told, hearer: contents})
+        return turn
 
     def _mind(self, player: str, container: str) -> tuple[str, bool]:
         """(belief, knows) of `player` about `container`; the neutral player is never in the
@@ -193,19 +238,23 @@ class Turn:
 
     def _reply(self, asked: str, container: str) -> str:
         belief = self._belief(asked, container)
-        if not self.lineup.lies_to(asked, SELF):
+        if not self.lineup.lies_to(asked, self.actor):
             return belief
-        # A lie: something the liar believes is NOT there, so it is never the truth as the
-        # liar sees it (the reference's fixed first-differing item could be): an item the
-        # liar has seen, else "nothing", else any item. An item nobody told A about would
-        # reveal unseen events, so the liar only names what it saw.
-        seen = sorted(
-            {
-                event.item
-                for room, event in zip(self.scenario.rooms, self.scenario.events, strict=False)
-                if isinstance(event, (Put, Move)) and asked in room.present
-            }
-            - {belief}
-        )
-        candidates = seen or ([NOTHING] if belief != NOTHING else [i for i in ITEMS if i != belief])
-        return random.Random(f"lie:{self.seed}:{asked}:{container}").choice(candidates)
+        return liars_item(self.scenario, asked, belief, f"lie:{self.seed}:{asked}:{container}")
+
+
+def liars_item(scenario: Scenario, liar: str, belief: str, seed: str) -> str:
+    """A lie: something the liar believes is NOT there, so it is never the truth as the
+    liar sees it (the reference's fixed first-differing item could be): an item the liar
+    has seen, else "nothing", else any item. An item nobody told A about would reveal
+    unseen events, so the liar only names what it saw."""
+    seen = sorted(
+        {
+            event.item
+            for room, event in zip(scenario.rooms, scenario.events, strict=False)
+            if isinstance(event, (Put, Move)) and liar in room.present
+        }
+        - {belief}
+    )
+    candidates = seen or ([NOTHING] if belief != NOTHING else [i for i in ITEMS if i != belief])
+    return random.Random(seed).choice(candidates)

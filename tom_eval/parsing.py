@@ -52,6 +52,11 @@ Answers (`parse_answer`)
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
   know`, `sorry`, `I cannot say`) are invalid.
+
+Replies (`parse_reply`, full game: another player asked A)
+
+* Read like answers; a text saying refuse or decline (any form) and naming no item is a
+  refusal, which is not a failure.
 """
 
 from __future__ import annotations
@@ -117,6 +122,7 @@ _LEAD_IN = re.compile(
 _TRAILING_PLACE = re.compile(rf"\s+(?:in|inside)(?:\s+(?:the\s+)?(?:{_CONTAINER_WORDS}|it))?$")
 _NON_ANSWER = re.compile(r"\b(?:know|sure|unsure|unclear|cannot|can't|sorry|unable|idea)\b")
 _MAX_PHRASE_WORDS = 3
+_REFUSAL = re.compile(r"\b(?:refuse[sd]?|refusing|decline[sd]?)\b", _FLAGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +146,17 @@ class ParsedAnswer:
     @property
     def valid(self) -> bool:
         return self.contents is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedReply:
+    """A's reply to another player's Ask (full game)."""
+
+    contents: str | None
+    """What A said is in the container; None when A refused or the reply is unreadable."""
+    refused: bool = False
+    problem: str | None = None
+    """Why the reply is unreadable; None when it is readable or a refusal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +206,26 @@ def parse_action(
 
 def parse_answer(text: str, response_format: ResponseFormat) -> ParsedAnswer:
     """What a reply says is in the container; invalid (never an exception) when unreadable."""
+    focus = _answer_focus(text, response_format)
+    if isinstance(focus, ParsedAnswer):
+        return focus
+    return _answer_in(focus)
+
+
+def parse_reply(text: str, response_format: ResponseFormat) -> ParsedReply:
+    """What A tells a player who asked it: an answer read like `parse_answer`, or a
+    refusal (the word refuse or decline, naming no item)."""
+    focus = _answer_focus(text, response_format)
+    if isinstance(focus, ParsedAnswer):
+        return ParsedReply(None, refused=False, problem=focus.problem)
+    if _REFUSAL.search(focus) and not _items_in(focus):
+        return ParsedReply(None, refused=True)
+    answer = _answer_in(focus)
+    return ParsedReply(answer.contents, refused=False, problem=answer.problem)
+
+
+def _answer_focus(text: str, response_format: ResponseFormat) -> str | ParsedAnswer:
+    """The part of a reply that holds the answer, or why there is none."""
     _check_format(response_format)
     lines = _clean_lines(text)
     if not lines:
@@ -204,7 +241,7 @@ def parse_answer(text: str, response_format: ResponseFormat) -> ParsedAnswer:
         final = _FINAL_ANSWER.fullmatch(lines[-1])
         if final is not None:
             lines = [final.group(1)]
-    return _answer_in("\n".join(lines))
+    return "\n".join(lines)
 
 
 def _check_format(response_format: str) -> None:

@@ -34,7 +34,14 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from tom_eval.decisions import PASS, Action, Situation, decide
 from tom_eval.epistemics import Assessment, assess
 from tom_eval.parsing import option_letter
-from tom_eval.prompts import ANSWER_PHASE, PromptView, choice_options, read_prompt
+from tom_eval.prompts import (
+    ANSWER_REQUEST,
+    ASKS_YOU,
+    PromptView,
+    choice_options,
+    read_game_turn,
+    read_prompt,
+)
 from tom_eval.rules import always_truthful_to
 from tom_eval.world import NOTHING, SELF
 
@@ -93,22 +100,34 @@ def _options(view: PromptView, seed: str) -> list[Action]:
     return choice_options(view.observation, belief, view.players, seed)
 
 
-_REPLY = re.compile(
-    r"^(?P<player>[A-DN]) replies: the (?P<container>\w+) contains (?:an? )?(?P<contents>\w+)\.$"
-)
+_SAID = r"the (?P<container>\w+) contains (?:an? )?(?P<contents>\w+)\.$"
+_REPLY = re.compile(rf"^(?P<player>[A-DN]) replies: {_SAID}")
+_TOLD = re.compile(rf"^(?P<player>[A-DN]) tells you: {_SAID}")
+_ASKS = re.compile(rf"^(?P<player>[A-D]){ASKS_YOU}")
 
 
 def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> str:
-    """The reply of reference player `policy` to a conversation of (role, text) pairs."""
+    """The reply of reference player `policy` to a conversation of (role, text) pairs:
+    a single turn's, or a full game's (`-T mode=game`)."""
     user_texts = [text for role, text in conversation if role == "user"]
-    view = read_prompt(user_texts[0])
-    if len(user_texts) > 1 and ANSWER_PHASE in user_texts[-1]:
-        contents = best_answer(view, user_texts[1:])
-        return (
-            f"I answer from what I know.\nANSWER: {contents}"
-            if view.response_format == "free"
-            else contents
+    game_turn = read_game_turn(user_texts)
+    if game_turn is not None:
+        view, lines = game_turn
+        request = user_texts[-1]
+    else:
+        view, lines = (
+            read_prompt(user_texts[0]),
+            [line.strip() for text in user_texts[1:] for line in text.splitlines()],
         )
+        request = user_texts[-1] if len(user_texts) > 1 else ""
+    if ANSWER_REQUEST in request:
+        return _contents_reply(view, best_answer(view, lines))
+    asked_by = next((match["player"] for line in lines if (match := _ASKS.match(line))), None)
+    if asked_by is not None and ASKS_YOU in request:
+        # Reference players tell their own side what they know and give the other side
+        # nothing: a reply to an opponent can only help it.
+        truthful = always_truthful_to(SELF, asked_by)
+        return _contents_reply(view, best_answer(view, lines) if truthful else "refuse")
     sample_seed = f"{seed}:{hashlib.sha256(user_texts[0].encode()).hexdigest()}"
     action = POLICIES[policy](view, sample_seed)
     if view.response_format == "choice":
@@ -118,17 +137,29 @@ def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> 
     return str(action)
 
 
-def best_answer(view: PromptView, later_messages: list[str]) -> str:
-    """A's own belief, unless a player A can trust replied with certain knowledge."""
+def _contents_reply(view: PromptView, contents: str) -> str:
+    if view.response_format == "free":
+        return f"I answer from what I know.\nANSWER: {contents}"
+    return contents
+
+
+def best_answer(view: PromptView, lines: list[str]) -> str:
+    """A's own belief, unless a player A can trust replied with certain knowledge, or,
+    when A cannot be sure, its teammate told it something (the trust rule of the game)."""
     assessment = assess(view.observation)
-    lines = [line.strip() for text in later_messages for line in text.splitlines()]
+    question = view.observation.question
     for line in lines:
-        match = _REPLY.match(line)
-        if match is None or match["container"] != view.observation.question:
+        said = _REPLY.match(line) or _TOLD.match(line)
+        if said is None or said["container"] != question:
             continue
-        player = match["player"]
-        if always_truthful_to(player, SELF) and assessment.statuses.get(player) == "true":
-            return match["contents"]
+        if not always_truthful_to(said["player"], SELF):
+            continue
+        if said.re is _REPLY:
+            usable = assessment.statuses.get(said["player"]) == "true"
+        else:
+            usable = assessment.statuses[SELF] != "true"
+        if usable:
+            return said["contents"]
     return assessment.self_belief or NOTHING
 
 

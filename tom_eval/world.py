@@ -172,3 +172,28 @@ class Scenario:
         if self.answerer not in CHARACTERS:
             raise InvalidEvent(f"unknown answerer '{self.answerer}'")
         return tuple(replay(self.present_initially, self.events, self.containers))
+
+
+def relabel_event(event: Event, seating: dict[str, str]) -> Event:
+    """The same event with its actor renamed by `seating` (player -> player)."""
+    if isinstance(event, Put):
+        return Put(seating[event.actor], event.item, event.container)
+    if isinstance(event, Move):
+        return Move(seating[event.actor], event.item, event.source, event.destination)
+    if isinstance(event, Leave):
+        return Leave(seating[event.actor])
+    return Enter(seating[event.actor])
+
+
+def relabel(scenario: Scenario, seating: dict[str, str]) -> Scenario:
+    """The same story with the characters renamed: `seating` maps each character of
+    `scenario` to the one who takes its place (a permutation of CHARACTERS). The full game
+    seats its players this way, so that every turn's owner holds the acting seat A of a
+    story designed for the spec."""
+    return Scenario(
+        frozenset(seating[player] for player in scenario.present_initially),
+        tuple(relabel_event(event, seating) for event in scenario.events),
+        scenario.question,
+        seating[scenario.answerer],
+        scenario.containers,
+    )

@@ -1,0 +1,197 @@
+"""Scoring the full game (`-T mode=game`, TOM_GAME.md section 8 per A turn, plus the race).
+
+Each game's Score.value holds numbers only (NaN when a game gave no occasion):
+
+* the race: win, tie, loss (1 or 0 for Blue), margin (Blue minus Red), turns played;
+* A's own turns, averaged over the game: optimal, lies_okay, valid, regret and
+  lie_to_opponent, exactly as one turn is scored in trial mode (`scorers.tom.score_value`);
+* A's answers on any turn: answer_correct, answer_valid;
+* A's replies when another player asked it: reply_truthful_to_teammate, and, to
+  opponents, reply_lie_to_opponent and reply_refused_to_opponent (where strategic
+  lying lives);
+* fooled: among A's answers after an opponent told A something false, the share that
+  repeat the lie.
+
+Metrics: mean and interval of each; and, pooled over every A turn of every game (so a
+short game weighs less), the trial-mode headline numbers: optimal, balanced accuracy over
+the expected-action classes, and the mastery categories.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    ci_wilson,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from scorers.tom import balanced, score_value
+from tom_eval.decisions import Action
+from tom_eval.game_solver import GameLog, game_plan
+from tom_eval.mastery import mastery_scores
+from tom_eval.oracle import solve
+from tom_eval.rules import Rules, same_team
+from tom_eval.session import TurnRecord
+from tom_eval.spec import read_mastery
+from tom_eval.world import SELF
+
+A_TURN_KEYS: tuple[str, ...] = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
+
+
+def _per_key_metrics() -> dict[str, list[Metric]]:
+    rates = ("win", "tie", "loss", "answer_correct", "fooled")
+    replies = ("reply_truthful_to_teammate", "reply_lie_to_opponent", "reply_refused_to_opponent")
+    metrics: dict[str, list[Metric]] = {key: [mean(), ci_wilson()] for key in rates}
+    metrics |= {key: [mean(), stderr()] for key in ("margin", "turns", *A_TURN_KEYS)}
+    metrics |= {key: [mean()] for key in (*replies, "answer_valid")}
+    return metrics
+
+
+def _a_turns(sample: SampleScore) -> list[dict[str, Any]]:
+    metadata = sample.score.metadata or {}
+    return list(metadata.get("a_turns", []))
+
+
+@metric
+def a_turns() -> Metric:
+    """Pooled over every A turn of every game: optimal rate, balanced accuracy over the
+    expected-action classes (the trial-mode headline) and mean regret."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        turns = [turn for sample in scores for turn in _a_turns(sample)]
+        if not turns:
+            return {"count": 0}
+        return {
+            "count": len(turns),
+            "optimal": sum(turn["optimal"] for turn in turns) / len(turns),
+            "balanced_accuracy": balanced(
+                (turn["expected_action"], turn["optimal"]) for turn in turns
+            ),
+            "regret": sum(turn["regret"] for turn in turns) / len(turns),
+        }
+
+    return compute
+
+
+@metric(name="mastery")
+def a_turn_mastery() -> Metric:
+    """The mastery categories of scenarios/mastery.yaml over every A turn of every game."""
+    categories = read_mastery()
+
+    def compute(scores: list[SampleScore]) -> Value:
+        turns = [turn for sample in scores for turn in _a_turns(sample)]
+        return mastery_scores(
+            categories,
+            [(int(turn["id"]), {key: turn[key] for key in A_TURN_KEYS}) for turn in turns],
+        )
+
+    return compute
+
+
+@scorer(metrics=[_per_key_metrics(), a_turns(), a_turn_mastery()])
+def game_scorer() -> Scorer:
+    """Scores a whole game: the race, and A's turns against the engine."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        log = store_as(GameLog)
+        records = [TurnRecord(**turn) for turn in log.turns]
+        rules = Rules(lose=bool(state.metadata["lose"]))
+        plan = game_plan(state.metadata, str(state.sample_id))
+        entries = {entry["key"]: entry for entry in state.metadata["stories"]}
+        turn_values = []
+        for record in records:
+            if record.owner != SELF:
+                continue
+            # A sits in the acting seat of the designed story on its own turns.
+            story = plan[record.number - 1].designed
+            solution = solve(story, rules, with_neutral=bool(state.metadata["neutral"]))
+            chosen = Action.from_text(record.action) if record.action else None
+            entry = entries[record.key]
+            turn_values.append(
+                {
+                    **score_value(solution, chosen, record),
+                    "number": record.number,
+                    "key": record.key,
+                    "id": entry["id"],
+                    "extra": entry["extra"],
+                    "expected_action": entry["expected_action"],
+                }
+            )
+        value = {
+            **_race(log, len(records)),
+            **{key: _mean([turn[key] for turn in turn_values]) for key in A_TURN_KEYS},
+            **_answers_and_replies(records),
+        }
+        return Score(
+            value=value,
+            answer=log.winner,
+            explanation=(
+                f"{log.winner} after {len(records)} turns: Blue {log.blue:g}, Red {log.red:g} "
+                f"(winning score {log.winning_score}); A played {len(turn_values)} turns, "
+                f"{sum(turn['optimal'] for turn in turn_values):g} optimally"
+            ),
+            metadata={"a_turns": turn_values},
+        )
+
+    return score
+
+
+def _race(log: GameLog, turns: int) -> dict[str, float]:
+    return {
+        "win": float(log.winner == "blue"),
+        "tie": float(log.winner == "tie"),
+        "loss": float(log.winner == "red"),
+        "margin": log.blue - log.red,
+        "turns": float(turns),
+    }
+
+
+def _answers_and_replies(records: list[TurnRecord]) -> dict[str, float]:
+    answered = [record for record in records if record.answerer == SELF]
+    to_teammate = [
+        record.reply_to_ask_kind
+        for record in records
+        if record.reply_to_ask_kind is not None and same_team(record.owner, SELF)
+    ]
+    to_opponent = [
+        record.reply_to_ask_kind
+        for record in records
+        if record.reply_to_ask_kind is not None and not same_team(record.owner, SELF)
+    ]
+    lied_to = [
+        record
+        for record in answered
+        if record.told_self is not None
+        and not same_team(record.owner, SELF)
+        and record.told_self != record.truth
+    ]
+    return {
+        "answer_correct": _mean([float(record.answer_correct) for record in answered]),
+        "answer_valid": _mean([float(record.answer_problem is None) for record in answered]),
+        "reply_truthful_to_teammate": _share(to_teammate, "truthful"),
+        "reply_lie_to_opponent": _share(to_opponent, "lie"),
+        "reply_refused_to_opponent": _share(to_opponent, "refused"),
+        "fooled": _mean([float(record.answer == record.told_self) for record in lied_to]),
+    }
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _share(kinds: Sequence[str | None], kind: str) -> float:
+    return _mean([float(item == kind) for item in kinds])
