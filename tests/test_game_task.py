@@ -1,0 +1,118 @@
+"""`-T mode=game` end to end through Inspect: whole games against the reference players
+and scripted models (with token usage, so nothing needs the network)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog, resolve_sample_attachments
+from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+
+from tasks.tom import tom
+from tom_eval.session import TurnRecord
+
+GAME = {"mode": "game", "games": 3, "turns": 8, "ids": "7-24", "reps": 2}
+
+
+def run(tmp_path: Path, model: Model | str, **task_args: Any) -> EvalLog:
+    (log,) = inspect_eval(
+        tom(**{**GAME, **task_args}), model=model, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def turn_records(log: EvalLog, sample: int = 0) -> list[TurnRecord]:
+    store = (log.samples or [])[sample].store
+    return [TurnRecord(**turn) for turn in store["GameLog:turns"]]
+
+
+def test_the_oracle_ties_each_game_and_view_shows_a_span_per_turn(tmp_path: Path) -> None:
+    log = run(tmp_path, "tom/oracle", response_format="free")
+    assert len(log.samples or []) == 3
+    for index, stored in enumerate(log.samples or []):
+        sample = resolve_sample_attachments(stored)
+        value = sample.scores["game_scorer"].value
+        assert isinstance(value, dict)
+        assert (value["tie"], value["margin"], value["optimal"]) == (1.0, 0.0, 1.0)
+        records = turn_records(log, index)
+        assert [record.owner for record in records] == ["A", "C", "B", "D"] * (len(records) // 4)
+        spans = [
+            event.name
+            for event in sample.events
+            if event.event == "span_begin" and event.name.startswith("turn ")
+        ]
+        owners = [f"{record.owner}'s" for record in records]
+        assert spans == [
+            f"turn {number}: {owner} turn" for number, owner in enumerate(owners, start=1)
+        ]
+        infos = [event for event in sample.events if event.event == "info"]
+        assert len(infos) == len(records)
+        assert "What A saw" in str(infos[0].data) and "TURN 1 OF 8" in str(infos[0].data)
+    assert log.results is not None
+    pooled = {score.name: score for score in log.results.scores}["game_scorer"]
+    assert pooled.metrics["count"].value > 0
+    assert pooled.metrics["balanced_accuracy"].value == 1.0
+
+
+def echo_model(seen: list[list[ChatMessage]]) -> Model:
+    """Passes, answers "nothing" and refuses every Ask, recording each call's input."""
+
+    def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
+        seen.append(list(messages))
+        last = messages[-1].text
+        text = (
+            "Pass" if "It is your turn" in last else "refuse" if "asks you" in last else "nothing"
+        )
+        output = ModelOutput.from_content(model="mockllm/model", content=text)
+        output.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
+        return output
+
+    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+
+
+@pytest.mark.parametrize("history", ["none", "full", "actions"])
+def test_history_modes_shape_the_conversation(tmp_path: Path, history: str) -> None:
+    seen: list[list[ChatMessage]] = []
+    log = run(tmp_path, echo_model(seen), response_format="action", history=history, games=1)
+    records = turn_records(log)
+    a_turns = [record.number for record in records if record.owner == "A"]
+    assert seen, "A moved at least once"
+    for call, messages in enumerate(seen):
+        roles = [message.role for message in messages]
+        assert roles[0] == "system" and roles[-1] == "user"
+        headers = [m.text.count("\nTURN ") + m.text.startswith("TURN ") for m in messages]
+        if history == "full":
+            # One growing conversation: every earlier call's reply is still there.
+            assert roles.count("assistant") == call
+        else:
+            # A new conversation each turn: one turn's story, at most one earlier reply
+            # (an action before the answer of the same turn).
+            assert sum(headers) == 1 and roles.count("assistant") <= 1
+        earlier = "YOUR EARLIER ACTIONS" in messages[1].text
+        first_turn = f"TURN {a_turns[0]} OF" in messages[1].text
+        assert earlier == (history == "actions" and not first_turn and call > 0)
+    value = (log.samples or [])[0].scores["game_scorer"].value
+    assert isinstance(value, dict)
+    assert value["valid"] == 1.0 and value["turns"] == len(records)
+    refused = value["reply_refused_to_opponent"]
+    assert math.isnan(refused) or refused == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"mode": "games"}, "mode must be one of trial, game"),
+        ({"history": "some"}, "history must be one of none, full, actions"),
+        ({"turns": 6}, "turns must be a positive multiple of 4"),
+        ({"games": 0}, "games must be positive"),
+    ],
+)
+def test_bad_game_parameters_give_one_line_errors(args: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError, match=message):
+        tom(**{**GAME, **args})
