@@ -37,6 +37,7 @@ def test_the_oracle_ties_each_game_and_view_shows_a_span_per_turn(tmp_path: Path
     assert len(log.samples or []) == 3
     for index, stored in enumerate(log.samples or []):
         sample = resolve_sample_attachments(stored)
+        assert sample.scores is not None
         value = sample.scores["game_scorer"].value
         assert isinstance(value, dict)
         assert (value["tie"], value["margin"], value["optimal"]) == (1.0, 0.0, 1.0)
@@ -97,7 +98,9 @@ def test_history_modes_shape_the_conversation(tmp_path: Path, history: str) -> N
         earlier = "YOUR EARLIER ACTIONS" in messages[1].text
         first_turn = f"TURN {a_turns[0]} OF" in messages[1].text
         assert earlier == (history == "actions" and not first_turn and call > 0)
-    value = (log.samples or [])[0].scores["game_scorer"].value
+    scores = (log.samples or [])[0].scores
+    assert scores is not None
+    value = scores["game_scorer"].value
     assert isinstance(value, dict)
     assert value["valid"] == 1.0 and value["turns"] == len(records)
     refused = value["reply_refused_to_opponent"]
