@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import yaml
 from inspect_ai import Task, task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ContentReasoning,
@@ -31,6 +33,10 @@ from tom_eval.cli import main
 from tom_eval.players import respond
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
+# reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;
+# seed 2 deals always-pass games it loses and an opponent's ask.
+GAME_ARGS: dict[str, Any] = {"mode": "game", "games": 4, "turns": 8, "reps": 1, "seed": 2}
+CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
 
 
 def thinker(
@@ -88,6 +94,26 @@ def report(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, P
     out = tmp_path_factory.mktemp("report")
     assert main(["report", str(logs), "--out", str(out), "--quiet", "--examples", "2"]) == 0
     return (out / "report.md").read_text(), out
+
+
+@pytest.fixture(scope="module")
+def game_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Short games of the two reference players, with different history modes."""
+    folder = tmp_path_factory.mktemp("game_logs")
+    for model, history in (("tom/oracle", "none"), ("tom/always-pass", "full")):
+        inspect_eval(
+            tom(**GAME_ARGS, history=history), model=model, log_dir=str(folder), display="none"
+        )
+    return folder
+
+
+def write(logs: list[Path], folder: Path, out: Path) -> str:
+    """report.md of `logs`, copied together into one folder."""
+    folder.mkdir()
+    for log in logs:
+        shutil.copy2(log, folder)
+    assert main(["report", str(folder), "--out", str(out), "--quiet", "--examples", "2"]) == 0
+    return (out / "report.md").read_text()
 
 
 def tables(markdown: str) -> dict[str, list[dict[str, str]]]:
@@ -163,6 +189,17 @@ def interval(values: pd.Series) -> str:
     return f"{three(values.mean())} [{three(low)}, {three(high)}]"
 
 
+def balanced(expected: pd.Series, optimal: pd.Series) -> str:
+    """Mean share optimal over the expected-action classes present, with its
+    Agresti-Caffo-adjusted normal interval."""
+    classes = [optimal[expected == c] for c in CLASSES if (expected == c).any()]
+    ba = sum(c.mean() for c in classes) / len(classes)
+    adjusted = [((c.sum() + 2) / (len(c) + 4), len(c) + 4) for c in classes]
+    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(classes)
+    low, high = max(0, ba - 1.96 * spread), min(1, ba + 1.96 * spread)
+    return f"{three(ba)} [{three(low)}, {three(high)}]"
+
+
 def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
     frame, rows = trials(logs), tables(report[0])["Summary"]
     assert len(rows) == frame["run"].nunique() == 4
@@ -171,16 +208,7 @@ def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
         assert row["run"].endswith("(baseline)") == run.startswith("tom/")
         mine = frame[frame["run"] == run]
         assert row["N"] == str(len(mine))
-        classes = [
-            mine.loc[mine["metadata_expected_action"] == c, "optimal"]
-            for c in ("Pass", "Ask Teammate", "Tell Teammate")
-        ]
-        means = [c.mean() for c in classes]
-        ba = sum(means) / 3
-        adjusted = [((c.sum() + 2) / (len(c) + 4), len(c) + 4) for c in classes]
-        spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted))
-        low, high = max(0, ba - 1.96 * spread / 3), min(1, ba + 1.96 * spread / 3)
-        assert row["balanced"] == f"{three(ba)} [{three(low)}, {three(high)}]"
+        assert row["balanced"] == balanced(mine["metadata_expected_action"], mine["optimal"])
         assert row["plain"] == interval(mine["optimal"])
         assert row["lies okay"] == interval(mine["lies_okay"])
         assert row["invalid"] == three(1 - mine["valid"].mean())
@@ -331,3 +359,86 @@ def test_a_foreign_log_beside_game_logs_is_a_warning(
     other = foreign_log(tmp_path / "other")
     assert main(["report", str(logs), str(other), "--out", str(tmp_path / "o"), "--quiet"]) == 0
     assert re.search(r"warning: .*other_task", capsys.readouterr().err)
+
+
+# --------------------------------------------------------------- game mode
+
+
+def games(logs: Path) -> dict[tuple[str, str], tuple[pd.DataFrame, pd.DataFrame]]:
+    """Per (model, history): each game's score value and each turn A played, straight from
+    read_eval_log."""
+    found: dict[tuple[str, str], tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+    for path in sorted(logs.glob("*.eval")):
+        log = read_eval_log(str(path))
+        if log.eval.task_args.get("mode") != "game":
+            continue
+        values, turns = found.setdefault((log.eval.model, log.eval.task_args["history"]), ([], []))
+        for sample in log.samples or []:
+            score = (sample.scores or {})["game_scorer"]
+            assert isinstance(score.value, dict) and score.metadata is not None
+            values.append(score.value)
+            turns += score.metadata["a_turns"]
+    return {key: (pd.DataFrame(v), pd.DataFrame(t)) for key, (v, t) in found.items()}
+
+
+def test_the_full_games_table(game_logs: Path, tmp_path: Path) -> None:
+    text = write(list(game_logs.glob("*.eval")), tmp_path / "logs", tmp_path / "out")
+    assert "## Summary" not in text and "Game-mode runs: 2, of which 2 " in text
+    assert (tmp_path / "out" / "games.csv").exists()
+    rows = tables(text)["Full games"]
+    expected = games(game_logs)
+    assert len(rows) == len(expected) == 2
+    for row in rows:
+        model = row["model"].removesuffix(" [default] (baseline)")
+        values, turns = expected[(model, row["history"])]
+        assert (row["format"], row["games"], row["turns per game"]) == ("choice", "4", "8")
+        for key in ("win", "tie", "loss"):
+            assert row[key] == interval(values[key]), key
+        assert row["margin"] == three(values["margin"].mean())
+        assert row["turns played"] == three(values["turns"].mean())
+        assert row["A turns"] == str(len(turns))
+        assert row["optimal"] == interval(turns["optimal"])
+        assert row["balanced"] == balanced(turns["expected_action"], turns["optimal"])
+        assert row["invalid"] == three(1 - turns["valid"].mean())
+        for key in (
+            "answer_correct",
+            "reply_lie_to_opponent",
+            "reply_refused_to_opponent",
+            "fooled",
+        ):
+            # Over the games that gave the occasion (NaN in the others).
+            assert row[key.replace("_", " ")] == three(values[key].mean()), key
+    oracle, passer = sorted(rows, key=lambda row: row["model"], reverse=True)
+    assert oracle["model"] == "tom/oracle [default] (baseline)" and oracle["history"] == "none"
+    assert [oracle[key].split()[0] for key in ("win", "tie", "loss", "optimal", "balanced")] == [
+        "0.000",
+        "1.000",
+        "0.000",
+        "1.000",
+        "1.000",
+    ]
+    assert oracle["margin"] == "0.000" and passer["history"] == "full"
+    assert float(passer["optimal"].split()[0]) < 1 and float(passer["margin"]) < 0
+
+
+def test_a_mixed_folder_gives_both_sections(
+    logs: Path, game_logs: Path, report: tuple[str, Path], tmp_path: Path
+) -> None:
+    trial_logs, game_files = list(logs.glob("*.eval")), list(game_logs.glob("*.eval"))
+    mixed = write([*trial_logs, *game_files], tmp_path / "mixed", tmp_path / "out")
+    alone = write(game_files, tmp_path / "games", tmp_path / "games_out")
+    found, trial_only = tables(mixed), tables(report[0])
+    # The trial sections are those of the trial logs alone: no game counted as a trial.
+    for heading, rows in trial_only.items():
+        assert sorted(map(str, found[heading])) == sorted(map(str, rows)), heading
+    assert sorted(map(str, found["Full games"])) == sorted(map(str, tables(alone)["Full games"]))
+    header = next(line for line in report[0].splitlines() if line.startswith("Runs: "))
+    assert header in mixed and "Game-mode runs: 2" in mixed
+
+
+def test_compare_refuses_game_logs(
+    logs: Path, game_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game, trial = next(game_logs.glob("*.eval")), next(logs.glob("*.eval"))
+    assert main(["report", "--compare", str(game), str(trial), "--out", str(tmp_path)]) == 2
+    assert "no trial-mode run" in capsys.readouterr().err

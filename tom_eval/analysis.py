@@ -4,6 +4,10 @@ Logs are read only through inspect_ai.analysis (evals_df, samples_df, messages_d
 is a model with its reasoning settings (from the generate config and model args, so a
 thinking and a non-thinking run of one model never merge) and a response format; logs of
 the same run merge. Each row of `Results.samples` is one sample of one epoch: a trial.
+
+Game-mode logs (`-T mode=game`) hold whole games, not trials: they are read apart, into
+`Results.games` (one row per game) and `Results.game_turns` (one row per turn A played),
+so a directory may mix both modes.
 """
 
 from __future__ import annotations
@@ -69,6 +73,15 @@ _REQUIRED = (
     "metadata_story",
     "score_tom_scorer",
 )
+_GAME_REQUIRED = ("score_game_scorer", "score_game_scorer_metadata")
+GAME_OCCASIONS = ("answer_correct", "reply_lie_to_opponent", "reply_refused_to_opponent", "fooled")
+"""Per-game shares of A's answers and replies (scorers/game.py): NaN when the game gave no
+occasion."""
+GAME_KEYS = ("win", "tie", "loss", "margin", "turns", *GAME_OCCASIONS)
+"""The per-game score values the report reads."""
+A_TURN_KEYS = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
+"""Scored like one trial, for every turn A played in a game."""
+_A_TURN_COLUMNS = ("run", "sample", "epoch", "number", "spec_id", "extra", "expected_action")
 
 
 @dataclass
@@ -78,6 +91,10 @@ class Results:
     samples: pd.DataFrame
     """One row per sample and epoch, with the score values and every analysis factor."""
     warnings: list[str] = field(default_factory=list)
+    games: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Game mode: one row per game (sample and epoch), with its run and score values."""
+    game_turns: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Game mode: one row per turn A played itself, scored like a trial."""
 
 
 def load(paths: Sequence[Path], quiet: bool = True) -> Results:
@@ -116,8 +133,25 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
     evals["game"] = [_game_label(row) for row in evals.to_dict("records")]
-    evals["run"] = evals["model"] + " [" + evals["reasoning"] + "] (" + evals["game"] + ")"
     evals["baseline"] = evals["model"].str.startswith("tom/")
+    mode = evals.get("task_arg_mode", pd.Series("trial", index=evals.index)).fillna("trial")
+    trial_evals, game_evals = evals[mode != "game"].copy(), evals[mode == "game"].copy()
+    trial_evals["run"] = _run_labels(trial_evals, trial_evals["game"])
+    runs, samples = _trial_runs(trial_evals, warnings, quiet)
+    games, game_turns = _games(game_evals, warnings, quiet)
+    return Results(runs, samples, warnings, games, game_turns)
+
+
+def _run_labels(evals: pd.DataFrame, game: pd.Series) -> pd.Series:
+    return evals["model"] + " [" + evals["reasoning"] + "] (" + game + ")"
+
+
+def _trial_runs(
+    evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Trial-mode runs and their trials (both empty when there is no trial-mode log)."""
+    if evals.empty:
+        return pd.DataFrame(), pd.DataFrame()
     samples = _samples(list(evals["log"]), evals, quiet)
     unscored = samples["valid"].isna()
     for run, count in samples.loc[unscored, "run"].value_counts().items():
@@ -136,7 +170,66 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
         .reset_index()
     )
     runs["trials"] = [int((samples["run"] == run).sum()) for run in runs["run"]]
-    return Results(runs, samples, warnings)
+    return runs, samples
+
+
+def _games(
+    evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Game-mode games and A's turns in them (both empty when there is no game-mode log).
+
+    A run also has a history mode and a game length: a 16-turn game has a lower winning
+    score than a 40-turn one, so the two never merge."""
+    if evals.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    evals["history"] = evals["task_arg_history"]
+    evals["turns_per_game"] = evals["task_arg_turns"].astype(int)
+    evals["run"] = _run_labels(
+        evals,
+        evals["game"]
+        + ", history="
+        + evals["history"]
+        + ", turns="
+        + evals["turns_per_game"].astype(str),
+    )
+    logs = list(evals["log"])
+    # full=True: the score metadata lists every A turn, often over 1 kB.
+    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    missing = [column for column in _GAME_REQUIRED if column not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
+        )
+    runs = evals.set_index("eval_id")
+    games = pd.DataFrame({"run": frame["eval_id"].map(runs["run"])})
+    for column in ("model", "reasoning", "game", "history", "turns_per_game"):
+        games[column] = frame["eval_id"].map(runs[column])
+    games["baseline"] = frame["eval_id"].map(runs["baseline"]).astype(bool)
+    games["sample"], games["epoch"] = frame["id"], frame["epoch"]
+    scores = frame["score_game_scorer"].map(_json)
+    for key in GAME_KEYS:
+        # A list, not Series.map: a column of NaN only would become pyarrow's NA.
+        games[key] = [_number(values.get(key)) for values in scores]
+    unscored = games["win"].isna()
+    for run, count in games.loc[unscored, "run"].value_counts().items():
+        warnings.append(f"{run}: {count} game(s) errored or unscored; left out")
+    metadata = frame.loc[~unscored, "score_game_scorer_metadata"].map(_json)
+    games = games[~unscored].reset_index(drop=True)
+    turns = [
+        {
+            "run": game["run"],
+            "sample": game["sample"],
+            "epoch": game["epoch"],
+            "number": int(turn["number"]),
+            "spec_id": int(turn["id"]),
+            "extra": turn["extra"],
+            "expected_action": turn["expected_action"],
+        }
+        | {key: _number(turn.get(key)) for key in A_TURN_KEYS}
+        for game, values in zip(games.to_dict("records"), metadata, strict=True)
+        for turn in values.get("a_turns", [])
+    ]
+    return games, pd.DataFrame(turns, columns=[*_A_TURN_COLUMNS, *A_TURN_KEYS])
 
 
 def _game_label(row: dict[str, Any]) -> str:
@@ -332,6 +425,45 @@ def summary(results: Results) -> pd.DataFrame:
 
 def _mean(values: pd.Series) -> float:
     return float(values.mean()) if len(values) else math.nan
+
+
+def game_summary(results: Results) -> pd.DataFrame:
+    """One row per game-mode run: win, tie and loss rates with intervals, mean margin and
+    length; over every A turn of every game, the trial headline numbers (optimal, balanced
+    accuracy, invalid); and A's answers and replies, as the mean over the games that gave
+    the occasion (a game's value is already its own share, and NaN without one)."""
+    if results.games.empty:
+        return pd.DataFrame()
+    rows = []
+    for run, games in results.games.groupby("run", sort=False):
+        turns = results.game_turns[results.game_turns["run"] == run]
+        first = games.iloc[0]
+        row: dict[str, Any] = {
+            "run": run,
+            "model": first["model"],
+            "reasoning": first["reasoning"],
+            "baseline": first["baseline"],
+            "game": first["game"],
+            "history": first["history"],
+            "turns_per_game": first["turns_per_game"],
+            "games": len(games),
+        }
+        for key in ("win", "tie", "loss"):
+            row |= _with_interval(key, _rate(games[key]))
+        row |= {"margin": _mean(games["margin"]), "turns": _mean(games["turns"])}
+        row["a_turns"] = len(turns)
+        row |= _with_interval("optimal", _rate(turns["optimal"]))
+        row |= _with_interval("balanced", balanced_accuracy(turns))
+        row["invalid"] = 1 - _mean(turns["valid"])
+        for key in GAME_OCCASIONS:
+            row[key] = _mean(games[key])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _with_interval(name: str, estimate: tuple[float, float, float]) -> dict[str, float]:
+    value, low, high = estimate
+    return {name: value, f"{name}_low": low, f"{name}_high": high}
 
 
 def mastery(results: Results) -> pd.DataFrame:

@@ -71,6 +71,11 @@ def _report(args: argparse.Namespace) -> int:
     if args.compare:
         first, second = (analysis.load([Path(side)], quiet) for side in args.compare)
         for side, results in zip(args.compare, (first, second), strict=True):
+            # Comparisons are per scenario Id: whole games have none.
+            if results.runs.empty:
+                raise InputError(f"{side}: no trial-mode run (--compare reads trial-mode logs)")
+            if not results.games.empty:
+                first.warnings.append(f"{side}: game-mode runs are not compared; left out")
             if len(results.runs) > 1:
                 runs = ", ".join(results.runs["run"])
                 first.warnings.append(f"{side}: pools {len(results.runs)} runs ({runs})")

@@ -1,4 +1,7 @@
-"""`tom-eval report`: report.md with tables inline and figures linked, a CSV per table, PNGs."""
+"""`tom-eval report`: report.md with tables inline and figures linked, a CSV per table, PNGs.
+
+Trial-mode runs get the summary, mastery, charts, error analysis and reasoning sections;
+game-mode runs (whole games) a section of their own, "Full games"."""
 
 from __future__ import annotations
 
@@ -23,24 +26,53 @@ SUMMARY_TEXT = (
     "Trials are sample-epochs: with several epochs of a near-deterministic model the "
     "intervals are too narrow."
 )
+GAMES_TEXT = (
+    "Game mode: one row per run; each game is a race to the winning score by Blue (A and "
+    "its teammate B) against Red. Win, tie and loss are Blue's shares of the games; margin "
+    "is Blue's final score minus Red's; turns played is a mean (a game ends early "
+    "once a team reaches the winning score after a full round). Optimal, balanced and "
+    "invalid pool every turn A played itself over all games, scored as trials are. Answer "
+    "correct, the replies to opponents' asks and fooled (repeating an opponent's lie) are "
+    "means over the games that gave the occasion. Intervals are 95%, as in the summary; "
+    "turns of one game are not independent, so the pooled intervals are too narrow."
+)
 
 
 def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Path:
     """Everything `tom-eval report` writes; returns the path of report.md."""
     _make_folder(out)
+    lines = ["# tom-eval report", ""]
+    if not results.runs.empty:
+        lines += [
+            f"Runs: {len(results.runs)}, of which {int(results.runs['baseline'].sum())} "
+            f"reference players; trials: {len(results.samples)}.",
+            "",
+        ]
+    games = analysis.game_summary(results)
+    if not games.empty:
+        lines += [
+            f"Game-mode runs: {len(games)}, of which {int(games['baseline'].sum())} "
+            f"reference players; games: {len(results.games)}.",
+            "",
+        ]
+    lines += [f"> warning: {warning}" for warning in results.warnings]
+    if not results.runs.empty:
+        lines += _trial_sections(results, out, examples)
+    if not games.empty:
+        _csv(games, out / "games.csv")
+        lines += ["## Full games", "", GAMES_TEXT, "", _markdown(_games_view(games)), ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list[str]:
+    """The sections of trial-mode runs: summary, mastery, charts, errors, reasoning."""
     table = analysis.summary(results)
     mastery = analysis.mastery(results)
     model_runs = list(table.loc[~table["baseline"], "run"]) or list(table["run"])
     pooled = results.samples[results.samples["run"].isin(model_runs)]
-    lines = ["# tom-eval report", ""]
-    lines += [
-        f"Runs: {len(table)}, of which {int(table['baseline'].sum())} reference players; "
-        f"trials: {len(results.samples)}.",
-        "",
-    ]
-    lines += [f"> warning: {warning}" for warning in results.warnings]
-
-    lines += ["## Summary", "", SUMMARY_TEXT, ""]
+    lines = ["## Summary", "", SUMMARY_TEXT, ""]
     lines += [_markdown(_summary_view(table)), ""]
     _csv(table, out / "summary.csv")
     lines += ["## Mastery categories", "", _markdown(_mastery_view(mastery)), ""]
@@ -79,9 +111,7 @@ def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Pat
     _csv(reasoning, out / "reasoning.csv")
     lines += ["## Reasoning", ""]
     lines += [_markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
-    path = out / "report.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    return lines
 
 
 def write_comparison(first: analysis.Results, second: analysis.Results, out: Path) -> Path:
@@ -142,6 +172,37 @@ def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
     for column in (*EXTRAS, *analysis.ANSWERER_ROLES):
         view[column] = table[column]
     return view
+
+
+def _games_view(table: pd.DataFrame) -> pd.DataFrame:
+    view = pd.DataFrame(
+        {
+            "model": table["model"]
+            + " ["
+            + table["reasoning"]
+            + "]"
+            + table["baseline"].map({True: " (baseline)", False: ""}),
+            "format": table["game"],
+            "history": table["history"],
+            "games": table["games"],
+            "turns per game": table["turns_per_game"],
+        }
+    )
+    for column in ("win", "tie", "loss"):
+        view[column] = _intervals(table, column)
+    view["margin"] = table["margin"]
+    view["turns played"] = table["turns"]
+    view["A turns"] = table["a_turns"]
+    for column in ("optimal", "balanced"):
+        view[column] = _intervals(table, column)
+    view["invalid"] = table["invalid"]
+    for column in analysis.GAME_OCCASIONS:
+        view[column.replace("_", " ")] = table[column]
+    return view
+
+
+def _intervals(table: pd.DataFrame, name: str) -> list[str]:
+    return [_interval(*row) for row in table[[name, f"{name}_low", f"{name}_high"]].to_numpy()]
 
 
 def _mastery_view(mastery: pd.DataFrame) -> pd.DataFrame:
