@@ -7,7 +7,8 @@ and turns played, then, pooled over all of A's own turns, the optimal rate and b
 accuracy, the share of A's answers that are right, model calls and wall time.
 
 Usage: python benchmarks/full_games.py [--games 100] [--turns 40] [--history none]
-       [--format choice] [--models tom/oracle,tom/always-pass,tom/no-tom,tom/random]
+       [--format choice] [--lineup default]
+       [--models tom/oracle,tom/always-pass,tom/no-tom,tom/random]
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--history", default="none", choices=("none", "full", "actions"))
     parser.add_argument("--format", default="choice", choices=("choice", "action", "free"))
+    parser.add_argument("--lineup", default="default")
     parser.add_argument("--models", default=",".join(MODELS))
     args = parser.parse_args()
     task_args = ["-T", "mode=game", "-T", f"games={args.games}", "-T", f"turns={args.turns}"]
     task_args += ["-T", f"history={args.history}", "-T", f"response_format={args.format}"]
+    task_args += ["-T", f"lineup={args.lineup}"]
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     with tempfile.TemporaryDirectory() as folder:

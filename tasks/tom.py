@@ -32,7 +32,7 @@ def tom(
     seed: int = 0,
     scenario_file: str | None = None,
     response_format: str = "choice",
-    lineup: str = "default",
+    lineup: str | list[str] = "default",
     lose: bool = False,
     mode: str = "trial",
     games: int = 50,

@@ -14,6 +14,7 @@ from tom_eval.errors import InputError
 from tom_eval.full_game import TURN_ORDER, Game, draw_stories, schedule, simulated_action
 from tom_eval.game import DEFAULT_LINEUP, parse_lineup
 from tom_eval.generation import generate
+from tom_eval.oracle import solve
 from tom_eval.players import respond
 from tom_eval.prompts import SYSTEM_PROMPT
 from tom_eval.rules import Rules
@@ -42,7 +43,16 @@ def test_turns_rotate_a_c_b_d_and_each_story_is_played_twice_mirrored() -> None:
     assert [turn.number for turn in plan] == list(range(1, 9))
     team_swap = {"A": "C", "B": "D", "C": "A", "D": "B"}
     for blue, red in zip(plan[::2], plan[1::2], strict=True):
-        assert blue.key == red.key and blue.designed == red.designed
+        # The same dilemma in disguise: items and containers renamed, everything else kept.
+        assert blue.key == red.key and blue.designed != red.designed
+        assert [type(event) for event in red.designed.events] == [
+            type(event) for event in blue.designed.events
+        ]
+        blue_view, red_view = solve(blue.designed), solve(red.designed)
+        assert blue_view.assessment.labels == red_view.assessment.labels
+        values = [sorted(view.decision.values.values()) for view in (blue_view, red_view)]
+        assert values[0] == values[1]
+        assert (blue_view.truth is None) == (red_view.truth is None)
         assert TEAMS[blue.owner] == "blue" and TEAMS[red.owner] == "red"
         # The mirrored turn swaps every player with its counterpart on the other team.
         assert dict(red.seating) == {seat: team_swap[p] for seat, p in dict(blue.seating).items()}

@@ -117,3 +117,10 @@ def test_lineup_changes_apply_to_the_default() -> None:
     lineup = parse_lineup("D=honest_opponent,N=neutral")
     assert str(lineup) == "B=dishonest_teammate,C=honest_opponent,D=honest_opponent,N=neutral"
     assert not lineup.lies_to("D", "A") and lineup.has_neutral
+
+
+def test_a_lineup_may_come_as_inspect_s_list_of_parts() -> None:
+    # `-T lineup=B=honest_teammate,N=neutral` reaches the task as a list.
+    as_list = parse_lineup(["B=honest_teammate", "N=neutral"])
+    assert as_list == parse_lineup("B=honest_teammate,N=neutral")
+    assert as_list.type_of("B") == "honest_teammate" and as_list.has_neutral

@@ -30,7 +30,7 @@ from tom_eval.errors import InputError
 from tom_eval.game import Lineup, Turn, liars_item
 from tom_eval.oracle import Solution, solve
 from tom_eval.rules import Rules
-from tom_eval.world import NOTHING, SELF, TEAMMATE, TEAMS, Scenario, relabel
+from tom_eval.world import ITEMS, NOTHING, SELF, TEAMMATE, TEAMS, Scenario, relabel, rename_objects
 
 TURN_ORDER: tuple[str, ...] = (SELF, "C", TEAMMATE, "D")
 """Who plays which turn of a round: the teams alternate, and each Blue turn is followed by
@@ -83,9 +83,26 @@ def schedule(designed: Sequence[tuple[str, Scenario]], turns: int) -> tuple[Turn
     for index in range(turns):
         owner = TURN_ORDER[index % len(TURN_ORDER)]
         key, story = designed[index // 2]
+        if owner in _MIRRORED_OWNER:
+            story = disguise(story, f"disguise:{key}:{index}")
         seating = _seating(owner)
         plans.append(TurnPlan(index + 1, owner, key, story, tuple(sorted(seating.items()))))
     return tuple(plans)
+
+
+def disguise(story: Scenario, seed: str) -> Scenario:
+    """The story with its items and containers renamed at random: the same dilemma, which A
+    cannot answer by remembering the turn before (where the story and its answer were
+    public)."""
+    rng = random.Random(seed)
+    items, containers = list(ITEMS), list(story.containers)
+    rng.shuffle(items)
+    rng.shuffle(containers)
+    return rename_objects(
+        story,
+        dict(zip(ITEMS, items, strict=True)),
+        dict(zip(story.containers, containers, strict=True)),
+    )
 
 
 def _seating(owner: str) -> dict[str, str]:
@@ -98,16 +115,28 @@ def _seating(owner: str) -> dict[str, str]:
 def draw_stories(
     pool: Sequence[tuple[str, Scenario]], turns: int, seed: str
 ) -> list[tuple[str, Scenario]]:
-    """The designed stories of one game: a seeded draw without repetition within the game
-    (the pool is cycled through again only when it is smaller than the game)."""
+    """The designed stories of one game: a seeded draw in which no base story appears twice
+    (the four Extras of one base story share its events, so two of them in one game would
+    let A carry an answer over). The pool is cycled through again only when it has fewer
+    base stories than the game needs."""
     needed = turns // 2
     rng = random.Random(f"game-stories:{seed}")
     stories: list[tuple[str, Scenario]] = []
     while len(stories) < needed:
         batch = list(pool)
         rng.shuffle(batch)
-        stories += batch[: needed - len(stories)]
+        used: set[str] = set()
+        for key, story in batch:
+            if len(stories) < needed and base_story(key) not in used:
+                stories.append((key, story))
+                used.add(base_story(key))
     return stories
+
+
+def base_story(key: str) -> str:
+    """`<Id>-<Extra>-r<rep>` -> `<Id>-r<rep>`: the base story the four Extras share."""
+    parts = key.split("-")
+    return f"{parts[0]}-{parts[-1]}" if len(parts) == 3 else key
 
 
 def simulated_action(plan: TurnPlan, lineup: Lineup, rules: Rules, seed: str) -> Action:

@@ -82,8 +82,11 @@ class Lineup:
 DEFAULT_LINEUP = Lineup()
 
 
-def parse_lineup(text: str) -> Lineup:
-    """ "default", or changes to it like "B=honest_teammate,D=honest_opponent,N=neutral"."""
+def parse_lineup(text: str | list[str]) -> Lineup:
+    """ "default", or changes to it like "B=honest_teammate,D=honest_opponent,N=neutral"
+    (Inspect passes `-T lineup=B=...,N=...` as a list of the comma-separated parts)."""
+    if isinstance(text, list):
+        text = ",".join(str(part) for part in text)
     types = dict(DEFAULT_LINEUP.types)
     if text.strip() not in ("", "default"):
         for part in text.split(","):
@@ -246,13 +249,13 @@ class Turn:
 def liars_item(scenario: Scenario, liar: str, belief: str, seed: str) -> str:
     """A lie: something the liar believes is NOT there, so it is never the truth as the
     liar sees it (the reference's fixed first-differing item could be): an item the liar
-    has seen, else "nothing", else any item. An item nobody told A about would reveal
-    unseen events, so the liar only names what it saw."""
+    and A both saw, else "nothing", else any item. An item A never saw would reveal unseen
+    events to A."""
     seen = sorted(
         {
             event.item
             for room, event in zip(scenario.rooms, scenario.events, strict=False)
-            if isinstance(event, (Put, Move)) and liar in room.present
+            if isinstance(event, (Put, Move)) and {liar, SELF} <= room.present
         }
         - {belief}
     )

@@ -55,8 +55,8 @@ Answers (`parse_answer`)
 
 Replies (`parse_reply`, full game: another player asked A)
 
-* Read like answers; a text saying refuse or decline (any form) and naming no item is a
-  refusal, which is not a failure.
+* Read like answers; a text naming no item but saying refuse or decline (any form), pass,
+  no comment, not telling/saying or won't say/tell is a refusal, which is not a failure.
 """
 
 from __future__ import annotations
@@ -122,7 +122,10 @@ _LEAD_IN = re.compile(
 _TRAILING_PLACE = re.compile(rf"\s+(?:in|inside)(?:\s+(?:the\s+)?(?:{_CONTAINER_WORDS}|it))?$")
 _NON_ANSWER = re.compile(r"\b(?:know|sure|unsure|unclear|cannot|can't|sorry|unable|idea)\b")
 _MAX_PHRASE_WORDS = 3
-_REFUSAL = re.compile(r"\b(?:refuse[sd]?|refusing|decline[sd]?)\b", _FLAGS)
+_REFUSAL = re.compile(
+    r"\b(?:refus\w*|declin\w*|pass|no comment|not (?:telling|saying)|won't (?:say|tell))\b",
+    _FLAGS,
+)
 
 
 @dataclass(frozen=True, slots=True)

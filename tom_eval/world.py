@@ -197,3 +197,31 @@ def relabel(scenario: Scenario, seating: dict[str, str]) -> Scenario:
         seating[scenario.answerer],
         scenario.containers,
     )
+
+
+def rename_objects(
+    scenario: Scenario, items: dict[str, str], containers: dict[str, str]
+) -> Scenario:
+    """The same story with items and containers renamed (permutations of ITEMS and of the
+    scenario's containers, whose listed order stays as it is). The full game disguises the
+    mirrored copy of a story this way, so that A cannot read its answer off the earlier turn."""
+
+    def renamed(event: Event) -> Event:
+        if isinstance(event, Put):
+            return Put(event.actor, items[event.item], containers[event.container])
+        if isinstance(event, Move):
+            return Move(
+                event.actor,
+                items[event.item],
+                containers[event.source],
+                containers[event.destination],
+            )
+        return event
+
+    return Scenario(
+        scenario.present_initially,
+        tuple(renamed(event) for event in scenario.events),
+        containers[scenario.question],
+        scenario.answerer,
+        scenario.containers,
+    )
