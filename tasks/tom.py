@@ -65,6 +65,8 @@ def tom(
         _check_choice("response_format", response_format, RESPONSE_FORMATS)
         _check_choice("mode", mode, MODES)
         _check_choice("history", history, HISTORY_MODES)
+        reps, seed = _whole_number("reps", reps), _whole_number("seed", seed)
+        games, turns = _whole_number("games", games), _whole_number("turns", turns)
         records = scenario_records(ids, extras, reps, seed, scenario_file)
         players, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
@@ -89,6 +91,16 @@ def tom(
 
 
 MODES = ("trial", "game")
+
+
+def _whole_number(name: str, value: object) -> int:
+    """`-T name=value` as an int (Inspect passes what it cannot read as a number as text)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InputError(f"{name} must be a whole number, not '{value}'")
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(f"{name} must be a whole number, not '{value}'") from None
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

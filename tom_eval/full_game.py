@@ -28,7 +28,7 @@ from tom_eval.decisions import PASS, Action
 from tom_eval.epistemics import actual_minds
 from tom_eval.errors import InputError
 from tom_eval.game import Lineup, Turn, liars_item
-from tom_eval.oracle import Solution, solve
+from tom_eval.oracle import solve
 from tom_eval.rules import Rules
 from tom_eval.world import ITEMS, NOTHING, SELF, TEAMMATE, TEAMS, Scenario, relabel, rename_objects
 
@@ -142,7 +142,8 @@ def base_story(key: str) -> str:
 def simulated_action(plan: TurnPlan, lineup: Lineup, rules: Rules, seed: str) -> Action:
     """What a simulated owner does on its turn (TOM_GAME.md section 1 types).
 
-    1. The engine's optimal action from its own seat (the designed story's A view):
+    1. The engine's optimal action from its own seat (the designed story, where the
+       owner sits in seat A):
        tell a teammate answerer who is wrong or unsure what it knows; ask a teammate who
        knows when it must answer and only believes; otherwise pass.
     2. When that is Pass, a dishonest character plays one of two gambits, which cost its
@@ -152,7 +153,8 @@ def simulated_action(plan: TurnPlan, lineup: Lineup, rules: Rules, seed: str) ->
        player (A for Red, C for Blue), whose reply it then ignores. Dishonest B and D
        mirror each other in the default line-up, so the gambits cost both teams alike.
     """
-    action = plan.seated(_own_view(plan, lineup, rules).decision.optimal)
+    own_view = solve(plan.designed, rules, with_neutral=lineup.has_neutral)
+    action = plan.seated(own_view.decision.optimal)
     scenario, owner = plan.scenario, plan.owner
     if action != PASS or not lineup.type_of(owner).startswith("dishonest"):
         return action
@@ -162,18 +164,13 @@ def simulated_action(plan: TurnPlan, lineup: Lineup, rules: Rules, seed: str) ->
         return Action(
             "tell", answerer, question, liars_item(scenario, owner, belief, f"gambit:{seed}")
         )
-    if answerer == owner and _own_view(plan, lineup, rules).assessment.statuses[SELF] != "true":
+    if answerer == owner and own_view.assessment.statuses[SELF] != "true":
         return Action("ask", _FIRST_PLAYER[TEAMS[owner]], question)
     return PASS
 
 
 _FIRST_PLAYER = {"blue": "C", "red": SELF}
 """Whom a dishonest character asks: the other team's first player in the rotation."""
-
-
-def _own_view(plan: TurnPlan, lineup: Lineup, rules: Rules) -> Solution:
-    """The owner's view: the designed story, where the owner sits in seat A."""
-    return solve(plan.designed, rules, with_neutral=lineup.has_neutral)
 
 
 @dataclass(frozen=True)

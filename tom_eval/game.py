@@ -107,10 +107,8 @@ Phase = Literal["action", "reply", "answer", "done"]
 @dataclass(frozen=True)
 class Turn:
     """One player's turn on one scenario: the actor acts; if a simulated actor asked the
-    live player A, A replies; the answerer answers; points are scored.
-
-    `current_player()` says who must move: the actor, A (for a reply) or the answerer.
-    Moves of A come from outside (the model); everyone else is simulated here.
+    live player A, A replies; the answerer answers; points are scored. The phase says who
+    moves next. Moves of A come from outside (the model); everyone else is simulated here.
     """
 
     solution: Solution
@@ -135,15 +133,6 @@ class Turn:
     @property
     def scenario(self) -> Scenario:
         return self.solution.scenario
-
-    def current_player(self) -> str | None:
-        """Who moves next; None once the turn is over."""
-        return {
-            "action": self.actor,
-            "reply": SELF,
-            "answer": self.scenario.answerer,
-            "done": None,
-        }[self.phase]
 
     def legal_actions(self) -> tuple[Action, ...]:
         return legal_actions(self.solution.situation) if self.phase == "action" else ()

@@ -184,15 +184,13 @@ def score_line(scores: dict[str, float]) -> str:
     return f"Blue {scores['blue']:g}, Red {scores['red']:g}"
 
 
+_PLAIN_REPLY = (
+    "Respond with only what you tell them is in it: an object's name, nothing if you say it "
+    "is empty, or refuse."
+)
 _REPLY_INSTRUCTIONS: dict[ResponseFormat, str] = {
-    "choice": (
-        "Respond with only what you tell them is in it: an object's name, nothing if you "
-        "say it is empty, or refuse."
-    ),
-    "action": (
-        "Respond with only what you tell them is in it: an object's name, nothing if you "
-        "say it is empty, or refuse."
-    ),
+    "choice": _PLAIN_REPLY,
+    "action": _PLAIN_REPLY,
     "free": (
         "Think it through, then end your reply with a final line of the form ANSWER: "
         "<what you tell them>, naming the object, nothing if you say it is empty, or refuse."
@@ -320,8 +318,8 @@ def read_game_turn(user_texts: Sequence[str]) -> tuple[PromptView, list[str]] | 
     if not headers:
         return None
     turn = text[headers[-1].start() :]
-    free = (*_INSTRUCTIONS.values(), *_REPLY_INSTRUCTIONS.values(), *_ANSWER_INSTRUCTIONS.values())
-    if any(instruction in turn for instruction in free if "Think it through" in instruction):
+    free = (_INSTRUCTIONS["free"], _REPLY_INSTRUCTIONS["free"], _ANSWER_INSTRUCTIONS["free"])
+    if any(instruction in turn for instruction in free):
         response_format: ResponseFormat = "free"
     else:
         response_format = "choice" if "\nOPTIONS\n" in turn else "action"
