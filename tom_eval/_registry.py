@@ -1,5 +1,5 @@
-"""Inspect entry point: reference players (`--model tom/<name>`), local GGUF models
-(`--model gguf/<name>`) and the task (`tom_eval/tom`).
+"""Inspect entry point: reference players and people (`--model tom/<name>`, `tom/human`),
+local GGUF models (`--model gguf/<name>`) and the task (`tom_eval/tom`).
 
 `tasks/tom.py` holds the task; it is registered here a second time under the package's
 namespace so `inspect eval tom_eval/tom` works once tom-eval is installed.
@@ -8,6 +8,7 @@ namespace so `inspect eval tom_eval/tom` works once tom-eval is installed.
 from __future__ import annotations
 
 import inspect
+from typing import Any, cast
 
 from inspect_ai import task
 from inspect_ai.model import ModelAPI, modelapi
@@ -16,10 +17,17 @@ import tasks.tom
 
 
 @modelapi(name="tom")
-def reference_players() -> type[ModelAPI]:
+def players() -> type[ModelAPI]:
+    """`tom/human` is a person; every other `tom/<policy>` a reference player. Inspect
+    only calls what this returns, so a function that picks the class serves."""
+    from tom_eval.human import HumanPlayer
     from tom_eval.players import ReferencePlayer
 
-    return ReferencePlayer
+    def player(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
+        kind = HumanPlayer if model_name == "human" else ReferencePlayer
+        return kind(model_name, *args, **kwargs)
+
+    return cast(type[ModelAPI], player)
 
 
 @modelapi(name="gguf")

@@ -37,6 +37,7 @@ from tom_eval.stats import Z95, fisher_exact, mann_whitney, two_proportions, wil
 from tom_eval.world import SELF, TEAMMATE
 
 TASK_NAMES = ("tom", "tom_eval/tom")
+HUMAN = "tom/human"
 SCORE_KEYS = (
     "optimal",
     "lies_okay",
@@ -133,13 +134,29 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
     evals["game"] = [_game_label(row) for row in evals.to_dict("records")]
-    evals["baseline"] = evals["model"].str.startswith("tom/")
+    evals["baseline"] = evals["model"].str.startswith("tom/") & (evals["model"] != HUMAN)
+    _label_people(evals)
     mode = evals.get("task_arg_mode", pd.Series("trial", index=evals.index)).fillna("trial")
     trial_evals, game_evals = evals[mode != "game"].copy(), evals[mode == "game"].copy()
     trial_evals["run"] = _run_labels(trial_evals, trial_evals["game"])
     runs, samples = _trial_runs(trial_evals, warnings, quiet)
     games, game_turns = _games(game_evals, warnings, quiet)
     return Results(runs, samples, warnings, games, game_turns)
+
+
+def _label_people(evals: pd.DataFrame) -> None:
+    """A person's run is named by its participant id (eval metadata `participant`, set by
+    `tom-eval export` or `--metadata participant=...`), so each person gets a row; the
+    reply file a study replays from is not a setting of the run."""
+    human = evals["model"] == HUMAN
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    participants = [_json(entry).get("participant") for entry in metadata]
+    evals.loc[human, "model"] = [
+        f"human:{participant}" if participant else "human"
+        for participant, is_human in zip(participants, human, strict=True)
+        if is_human
+    ]
+    evals.loc[human, "reasoning"] = "default"
 
 
 def _run_labels(evals: pd.DataFrame, game: pd.Series) -> pd.Series:

@@ -1,4 +1,5 @@
-"""The `tom-eval` command: generate, check and show scenario files.
+"""The `tom-eval` command: generate, check and show scenario files; report on logs; serve
+the web study and export its participants' logs.
 
 Bad input ends with one line on stderr naming the file, row or scenario, exit code 2,
 and no output file; `check` exits 1 when a file disagrees with the engine.
@@ -94,6 +95,58 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    # Imported here: Flask and Inspect's dataset load only for the study commands.
+    import os
+    import secrets
+
+    from waitress.server import create_server
+
+    from tom_eval.study.app import StudySettings, create_app
+    from tom_eval.study.design import TASK_DEFAULTS, open_design
+
+    given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
+    if "scenario_file" in given:
+        given["scenario_file"] = str(Path(given["scenario_file"]).resolve())
+    design = open_design(args.data_dir, given)
+    token = args.admin_token or os.environ.get("TOM_EVAL_ADMIN_TOKEN") or ""
+    token_file = args.data_dir / "admin_token"
+    if not token:
+        if not token_file.exists():
+            token_file.write_text(secrets.token_urlsafe(24))
+            token_file.chmod(0o600)
+        token = token_file.read_text().strip()
+    settings = StudySettings(
+        admin_token=token,
+        completion_code=args.completion_code,
+        completion_url=args.completion_url,
+        timeout_minutes=args.timeout_minutes,
+    )
+    server = create_server(
+        create_app(args.data_dir, design, settings), host=args.host, port=args.port, threads=8
+    )
+    # One host gives one TCP server, which knows the port it got (--port 0 picks one).
+    url = f"http://{args.host}:{getattr(server, 'effective_port', args.port)}/"
+    scenarios = ", ".join(f"rep {rep}: {len(ids)}" for rep, ids in design.reps.items())
+    print(f"study in {args.data_dir} ({scenarios} scenarios per participant)")
+    print(
+        f"participants open {url} (Prolific: {url}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
+        "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})"
+    )
+    print(f"admin: {url}admin/status?token=... (token in {token_file} or as given)")
+    print(f"serving on {url}", flush=True)
+    server.run()
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from tom_eval.study.export import export
+
+    written = export(args.data_dir, args.out, args.include_incomplete)
+    print(f"wrote {len(written)} participant log(s) to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tom-eval", description="Ask/Tell/Pass Theory-of-Mind scenarios.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -131,6 +184,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--quiet", action="store_true", help="no progress while reading logs")
     report.set_defaults(run=_report)
+
+    serve = commands.add_parser("serve", help="run the web study for people to play")
+    serve.add_argument("--data-dir", type=Path, default=Path("study"), help="default ./study")
+    serve.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free one")
+    task = serve.add_argument_group(
+        "the study's scenarios (tasks/tom.py parameters; fixed when the study is created)"
+    )
+    task.add_argument("--ids", help="all (default), mastery, or e.g. 7,8,12-13")
+    task.add_argument("--extras", help="e.g. 0A,1B (default: all four)")
+    task.add_argument("--reps", type=int, help="reps, one per participant in turn; default 10")
+    task.add_argument("--seed", type=int, help="generator seed; default 0")
+    task.add_argument("--scenario-file", dest="scenario_file", help="a scenario file to play")
+    task.add_argument(
+        "--response-format", dest="response_format", choices=("choice", "action", "free")
+    )
+    task.add_argument("--lineup", help="as the task's lineup parameter")
+    task.add_argument("--lose", action="store_const", const=True, help="wrong answers cost 1")
+    serve.add_argument("--completion-code", default="COMPLETED", help="shown at the end")
+    serve.add_argument(
+        "--completion-url", help="link at the end; {code} is replaced by the completion code"
+    )
+    serve.add_argument(
+        "--timeout-minutes",
+        type=float,
+        default=120.0,
+        help="idle time before an assignment is given to someone else (default 120)",
+    )
+    serve.add_argument("--admin-token", help="default: $TOM_EVAL_ADMIN_TOKEN, else generated")
+    serve.set_defaults(run=_serve)
+
+    export = commands.add_parser("export", help="write each study participant's Inspect log")
+    export.add_argument("data_dir", type=Path, help="the study's data directory")
+    export.add_argument("--out", type=Path, required=True, help="a new folder for the logs")
+    export.add_argument(
+        "--include-incomplete", action="store_true", help="also those who did not finish"
+    )
+    export.set_defaults(run=_export)
     return parser
 
 

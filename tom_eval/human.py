@@ -1,0 +1,138 @@
+"""`--model tom/human`: a person plays player A, so people and models answer the same items
+through the same task, solver and scorer, and a human result is just another Inspect log.
+
+* At a terminal (the default), each model call becomes a screen: the conversation so far
+  (the rules in full the first time, then only when they change) and a prompt; the reply is
+  the typed line. Piped input works, one reply per line. Run it with `--max-samples 1` so
+  the scenarios come one at a time (each screen is whole on its own regardless).
+* With `-M answers=FILE` it replays what a participant of the web study (`tom-eval serve`)
+  typed, for `tom-eval export`: each reply is found by sample, epoch and step, and the text
+  the task asks now must be the text the participant was shown, or the sample fails. So a
+  log can never score a reply against a scenario other than the one on the screen.
+
+Human replies carry zero token usage (nothing to count; no tokenizer download).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log._samples import sample_active
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
+from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.util import input_screen
+
+DEFAULT_CONFIG = GenerateConfig()
+RULES_END = "\n\nSTORY\n"
+"""Where the rules end in the first message of a trial (`prompts.action_prompt`)."""
+STUDY_SENTENCE = (
+    "We will repeatedly ask you to make the first move in different runs of this game. Each "
+    "run is separate: in each one, make the best move in that situation."
+)
+
+
+class HumanInputEnded(RuntimeError):
+    """The person (or the pipe) stopped before the eval did."""
+
+
+class HumanPlayer(ModelAPI):
+    """`tom/human`; model arg `answers`: a study participant's reply file to replay."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = DEFAULT_CONFIG,
+        answers: str | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        self.replies = read_replies(Path(answers)) if answers else None
+        self.rules_shown = ""
+        self.screens = 0
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        if self.replies is not None:
+            text, seconds = self._replay(input)
+        else:
+            text, seconds = self._ask(input), None
+        output = ModelOutput.from_content(model="tom/human", content=text)
+        output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
+        output.time = seconds
+        return output
+
+    def _ask(self, input: list[ChatMessage]) -> str:
+        self.screens += 1
+        with input_screen(header=f"Screen {self.screens}") as console:
+            console.print(self._screen_text(input), markup=False, highlight=False)
+            while True:
+                try:
+                    line = console.input("Your reply> ").strip()
+                except EOFError:
+                    raise HumanInputEnded("tom/human: the input ended before the eval") from None
+                if line:
+                    return line
+
+    def _screen_text(self, input: list[ChatMessage]) -> str:
+        """The conversation as the person needs it; the rules shown again only when they
+        differ from the last rules shown."""
+        parts = []
+        for message in input:
+            if message.role == "assistant":
+                parts.append(f"YOU REPLIED\n{message.text}")
+            elif message.role == "user":
+                text = message.text
+                rules, found, rest = text.partition(RULES_END)
+                if found:
+                    if rules == self.rules_shown:
+                        text = f"(The rules are as shown before.){found}{rest}"
+                    else:
+                        self.rules_shown = rules
+                        text = f"{rules}\n\n{STUDY_SENTENCE}{found}{rest}"
+                parts.append(text)
+        return "\n\n".join(parts)
+
+    def _replay(self, input: list[ChatMessage]) -> tuple[str, float | None]:
+        active = sample_active()
+        if active is None:
+            raise RuntimeError("tom/human -M answers=... replays inside an eval only")
+        step = sum(1 for message in input if message.role == "assistant")
+        key = (str(active.sample.id), active.epoch, step)
+        assert self.replies is not None
+        recorded = self.replies.get(key)
+        if recorded is None:
+            raise RuntimeError(f"tom/human: the participant gave no reply for {key}")
+        if recorded["prompt"] != input[-1].text:
+            raise RuntimeError(
+                f"tom/human: sample {key[0]} step {step} differs from what the participant "
+                "was shown (were the study's task parameters changed?)"
+            )
+        seconds = recorded.get("seconds")
+        return str(recorded["reply"]), None if seconds is None else float(seconds)
+
+    def max_connections(self) -> int:
+        return 1
+
+    async def count_text_tokens(self, text: str) -> int:
+        return 0
+
+
+def read_replies(path: Path) -> dict[tuple[str, int, int], dict[str, Any]]:
+    """A study reply file (`study.store.Store.reply_file`): replies by sample, epoch and step."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            (str(reply["sample_id"]), int(reply["epoch"]), int(reply["step"])): reply
+            for reply in data["replies"]
+        }
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a study reply file ({error})") from None

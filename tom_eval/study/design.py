@@ -1,0 +1,134 @@
+"""What a web study plays: the task parameters, fixed when the study is created, and the
+samples they give, built by tasks/tom.py itself so the study and its logs share one dataset.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, cast
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.dataset import Sample
+
+from tom_eval.errors import InputError
+from tom_eval.game import Lineup, parse_lineup
+from tom_eval.parsing import ResponseFormat
+from tom_eval.rules import Rules
+from tom_eval.trial import Trial, option_seed
+
+DESIGN_FILE = "study.json"
+TASK_DEFAULTS: dict[str, Any] = {
+    "ids": "all",
+    "extras": "0A,0B,1A,1B",
+    "reps": 10,
+    "seed": 0,
+    "scenario_file": None,
+    "response_format": "choice",
+    "lineup": "default",
+    "lose": False,
+}
+"""The trial-mode parameters of tasks/tom.py that a study fixes (its defaults)."""
+EPOCH = 1
+"""A participant plays each scenario once: epoch 1 of the task."""
+
+
+@dataclass(frozen=True)
+class StudyDesign:
+    task_args: dict[str, Any] = field(default_factory=lambda: dict(TASK_DEFAULTS))
+
+    @cached_property
+    def samples(self) -> dict[str, Sample]:
+        """The task's samples by id. Bad parameters are an InputError (one line)."""
+        from tasks.tom import tom
+
+        try:
+            dataset = tom(**self.task_args).dataset
+        except PrerequisiteError as error:
+            raise InputError(str(error)) from None
+        return {str(sample.id): sample for sample in dataset}
+
+    @cached_property
+    def reps(self) -> dict[int, list[str]]:
+        """Sample ids by rep: what one participant plays."""
+        by_rep: dict[int, list[str]] = {}
+        for sample_id, sample in self.samples.items():
+            by_rep.setdefault(int((sample.metadata or {})["rep"]), []).append(sample_id)
+        return dict(sorted(by_rep.items()))
+
+    @property
+    def lineup(self) -> Lineup:
+        return parse_lineup(self.task_args["lineup"])
+
+    @property
+    def rules(self) -> Rules:
+        return Rules(lose=bool(self.task_args["lose"]))
+
+    @property
+    def response_format(self) -> ResponseFormat:
+        return cast(ResponseFormat, self.task_args["response_format"])
+
+    def steps(self, sample_id: str) -> int:
+        """Replies a sample takes: the action, and the answer when A is the answerer."""
+        return 2 if (self.samples[sample_id].metadata or {})["answerer"] == "A" else 1
+
+    def trial(self, sample_id: str) -> Trial:
+        """The trial exactly as the task's solver starts it for epoch 1 of the sample."""
+        sample = self.samples[sample_id]
+        return Trial.start(
+            (sample.metadata or {})["story"],
+            sample_id,
+            self.lineup,
+            self.rules,
+            self.response_format,
+            option_seed(int(self.task_args["seed"]), sample_id, EPOCH),
+        )
+
+    def save(self, data_dir: Path) -> None:
+        (data_dir / DESIGN_FILE).write_text(json.dumps(self.task_args, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, data_dir: Path) -> StudyDesign | None:
+        path = data_dir / DESIGN_FILE
+        if not path.exists():
+            return None
+        try:
+            args = json.loads(path.read_text())
+        except ValueError as error:
+            raise InputError(f"{path}: not a study design ({error})") from None
+        if not isinstance(args, dict) or set(args) != set(TASK_DEFAULTS):
+            raise InputError(f"{path}: not a study design (keys {', '.join(TASK_DEFAULTS)})")
+        return cls(args)
+
+
+def open_design(data_dir: Path, given: dict[str, Any]) -> StudyDesign:
+    """The data directory's design. On first use the defaults, with the `given` task
+    parameters, become it; later, a given parameter that differs from the design is an
+    error, since the study's participants have played the design."""
+    saved = StudyDesign.load(data_dir)
+    if saved is not None:
+        changed = [key for key, value in given.items() if saved.task_args[key] != value]
+        if changed:
+            was = ", ".join(f"{key}={saved.task_args[key]!r}" for key in changed)
+            raise InputError(
+                f"{data_dir}: this study was created with {was}; use the same parameters "
+                "or a new --data-dir"
+            )
+        design = saved
+    else:
+        design = StudyDesign(dict(TASK_DEFAULTS) | given)
+    if not design.samples:
+        raise InputError(f"{data_dir}: the study's parameters select no scenario")
+    if saved is None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        design.save(data_dir)
+    return design
+
+
+def existing_design(data_dir: Path) -> StudyDesign:
+    design = StudyDesign.load(data_dir)
+    if design is None:
+        raise InputError(f"{data_dir}: no study here (no {DESIGN_FILE}); run tom-eval serve first")
+    return design
