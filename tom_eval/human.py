@@ -78,7 +78,12 @@ class HumanPlayer(ModelAPI):
                 try:
                     line = console.input("Your reply> ").strip()
                 except EOFError:
-                    raise HumanInputEnded("tom/human: the input ended before the eval") from None
+                    # The person stopped (Ctrl-D, or the end of piped input): the eval
+                    # stops as if interrupted, and `inspect eval-retry` resumes it.
+                    raise HumanInputEnded(
+                        "tom/human: the input ended before the eval did; resume with "
+                        "inspect eval-retry <log>"
+                    ) from None
                 if line:
                     return line
 

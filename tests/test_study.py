@@ -1,0 +1,282 @@
+"""The web study without a browser: assignment and persistence (the SQLite store), the
+pages and their safety checks (Flask's test client), and export to Inspect logs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from inspect_ai.log import EvalLog, read_eval_log
+
+from tom_eval.cli import main
+from tom_eval.errors import InputError
+from tom_eval.players import respond
+from tom_eval.study.app import StudySettings, create_app, next_step
+from tom_eval.study.design import StudyDesign, open_design
+from tom_eval.study.export import export
+from tom_eval.study.store import Store
+
+SHORT = {"ids": "12,17,30", "extras": "0A", "reps": 2}
+"""Three scenarios per participant: A asks then answers (12), A may tell its teammate (17),
+an opponent answers (30); two reps, so two assignments."""
+REPS = {1: ["a", "b", "c"], 2: ["d", "e", "f"], 3: ["g", "h", "i"]}
+HOUR = 3600.0
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path)
+
+
+def test_assignment_balances_reps_across_participants(store: Store) -> None:
+    reps = [store.enrol(f"p{n}", "s", "", REPS, now=n, timeout=HOUR).rep for n in range(7)]
+    assert Counter(reps) == {1: 3, 2: 2, 3: 2}
+    assert reps[:3] == [1, 2, 3]
+
+
+def test_each_order_is_shuffled_once_with_its_recorded_seed(store: Store) -> None:
+    import random
+
+    people = [store.enrol(f"p{n}", "s", "", {1: list("abcdefgh")}, n, HOUR) for n in range(6)]
+    for person in people:
+        expected = list("abcdefgh")
+        random.Random(person.order_seed).shuffle(expected)
+        assert list(person.order) == expected
+    assert len({person.order for person in people}) > 1
+    # Enrolling again returns the same assignment, not a new one.
+    assert store.enrol("p0", "s", "", {1: list("abcdefgh")}, 99, HOUR) == people[0]
+
+
+def test_abandoned_assignments_go_to_the_next_participant(store: Store) -> None:
+    first = store.enrol("p1", "s", "", REPS, now=0, timeout=HOUR)
+    store.enrol("p2", "s", "", REPS, now=1, timeout=HOUR)
+    store.enrol("p3", "s", "", REPS, now=2, timeout=HOUR)
+    store.touch("p2", now=HOUR)
+    store.touch("p3", now=HOUR)
+    # p1 has been idle for over an hour: its rep is free again.
+    late = store.enrol("p4", "s", "", REPS, now=HOUR + 10, timeout=HOUR)
+    assert late.rep == first.rep
+    assert (store.participant("p1") or first).status == "abandoned"
+    store.touch("p1", now=HOUR + 20)
+    assert (store.participant("p1") or first).status == "active"
+
+
+def test_completed_reps_count_before_unfinished_ones(store: Store) -> None:
+    store.enrol("p1", "s", "", {1: ["a"], 2: ["b"]}, 0, HOUR)
+    store.add_reply("p1", 0, 0, "a", "prompt", "F", 1, last_step=True)
+    store.enrol("p2", "s", "", {1: ["a"], 2: ["b"]}, 2, HOUR)
+    store.add_reply("p2", 0, 0, "b", "prompt", "F", 3, last_step=False)
+    # One each, but rep 1 is complete and rep 2 is not: rep 2 needs its completion.
+    assert store.enrol("p3", "s", "", {1: ["a"], 2: ["b"]}, 4, HOUR).rep == 2
+
+
+def test_replies_persist_across_restarts_and_are_recorded_once(tmp_path: Path) -> None:
+    Store(tmp_path).enrol("p1", "s", "x", REPS, 0, HOUR)
+    assert Store(tmp_path).add_reply("p1", 0, 0, "a", "shown text", "C", 5, last_step=False)
+    assert not Store(tmp_path).add_reply("p1", 0, 0, "a", "shown text", "D", 6, last_step=False)
+    [reply] = Store(tmp_path).replies("p1")
+    assert (reply.reply, reply.prompt, reply.seconds) == ("C", "shown text", 5)
+
+
+@pytest.mark.parametrize("bad", ["", "../etc", "a/b", "x" * 65, "p 1", "é"])
+def test_participant_ids_are_validated(store: Store, bad: str) -> None:
+    with pytest.raises(InputError, match="participant id"):
+        store.enrol(bad, "s", "", REPS, 0, HOUR)
+
+
+def test_a_study_keeps_the_parameters_it_was_created_with(tmp_path: Path) -> None:
+    created = open_design(tmp_path, dict(SHORT))
+    assert open_design(tmp_path, {}) == created
+    assert open_design(tmp_path, {"reps": 2}) == created
+    with pytest.raises(InputError, match="created with reps=2"):
+        open_design(tmp_path, {"reps": 3})
+    with pytest.raises(InputError, match="response_format must be one of"):
+        open_design(tmp_path / "other", {"response_format": "essay"})
+    assert not (tmp_path / "other").exists()
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> tuple[Flask, StudyDesign, Store]:
+    design = open_design(tmp_path, dict(SHORT))
+    app = create_app(tmp_path, design, StudySettings(admin_token="secret", completion_code="XYZ"))
+    return app, design, Store(tmp_path)
+
+
+def start(app: Flask, participant: str, session_id: str = "") -> FlaskClient:
+    client = app.test_client()
+    page = client.get(f"/?PROLIFIC_PID={participant}&STUDY_ID=s1&SESSION_ID={session_id}")
+    assert page.status_code == 200
+    reply = client.post(
+        "/start", data={"participant": participant, "study_id": "s1", "session_id": session_id}
+    )
+    assert reply.status_code == 302
+    return client
+
+
+def play_out(
+    client: FlaskClient, design: StudyDesign, store: Store, participant: str, policy: str
+) -> list[str]:
+    """Plays every step with a reference player reading the text the step shows."""
+    typed: list[str] = []
+    conversation: list[tuple[str, str]] = []
+    while (person := store.participant(participant)) and (
+        step := next_step(design, person, store.replies(participant))
+    ):
+        page = client.get("/play").get_data(as_text=True)
+        assert f"Scenario {step.position + 1} of 3" in page
+        conversation = [] if step.step == 0 else conversation
+        conversation.append(("user", step.prompt))
+        reply = respond(policy, conversation, 0)
+        conversation.append(("assistant", reply))
+        form = {"position": str(step.position), "step": str(step.step), "reply": reply}
+        assert client.post("/play", data=form).status_code == 302
+        typed.append(reply)
+    return typed
+
+
+def metadata(log: EvalLog) -> dict[str, Any]:
+    return log.eval.metadata or {}
+
+
+def test_a_participant_plays_through_and_the_log_scores_what_was_shown(
+    study: tuple[Flask, StudyDesign, Store], tmp_path: Path
+) -> None:
+    app, design, store = study
+    oracle = start(app, "p1", "x1")
+    assert "RULES" in oracle.get("/instructions").get_data(as_text=True)
+    oracle_typed = play_out(oracle, design, store, "p1", "oracle")
+    assert len(oracle_typed) == 4  # three actions and one answer (Id 12: A answers)
+    done = oracle.get("/done").get_data(as_text=True)
+    assert "XYZ" in done
+    passer = start(app, "p2", "x2")
+    passer_typed = play_out(passer, design, store, "p2", "always-pass")
+
+    written = export(tmp_path, tmp_path / "logs")
+    logs = {metadata(log)["participant"]: log for log in map(read_eval_log, map(str, written))}
+    assert set(logs) == {"p1", "p2"}
+    assert metadata(logs["p1"])["rep"] != metadata(logs["p2"])["rep"]
+    for participant, typed in (("p1", oracle_typed), ("p2", passer_typed)):
+        log = logs[participant]
+        assert log.status == "success" and log.eval.model == "tom/human"
+        assert metadata(log)["human"] is True
+        samples = log.samples or []
+        assert len(samples) == 3
+        replies = [m.text for s in samples for m in s.messages if m.role == "assistant"]
+        assert sorted(replies) == sorted(typed)
+    for sample in logs["p1"].samples or []:
+        value = (sample.scores or {})["tom_scorer"].value
+        assert isinstance(value, dict) and value["optimal"] == 1
+    assert {sample.store["GameRecord:executed"] for sample in logs["p2"].samples or []} == {"Pass"}
+
+
+def test_a_reload_shows_the_same_step_and_a_resubmission_records_nothing(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    app, design, store = study
+    client = start(app, "p1")
+    first = client.get("/play").get_data(as_text=True)
+    assert client.get("/play").get_data(as_text=True) == first
+    form = {"position": "0", "step": "0", "reply": "F"}
+    client.post("/play", data=form)
+    client.post("/play", data=form)
+    assert len(store.replies("p1")) == 1
+    person = store.participant("p1")
+    step = next_step(design, person, store.replies("p1")) if person else None
+    assert step is not None
+    empty = {"position": str(step.position), "step": str(step.step)}
+    assert "Please give an answer" in client.post("/play", data=empty).get_data(as_text=True)
+    assert len(store.replies("p1")) == 1  # an empty reply is asked again, not recorded
+
+
+def test_nobody_can_answer_for_someone_else(study: tuple[Flask, StudyDesign, Store]) -> None:
+    app, _, store = study
+    start(app, "p1", "x1")
+    stranger = app.test_client()
+    refused = stranger.post("/play", data={"position": "0", "step": "0", "reply": "A"})
+    assert refused.status_code == 403
+    # The same id from another browser needs the participant's own session id.
+    taken = stranger.post("/start", data={"participant": "p1", "study_id": "s1"})
+    assert taken.status_code == 403
+    assert stranger.post("/play", data={"position": "0", "step": "0"}).status_code == 403
+    assert store.replies("p1") == []
+    # With the same study link (a participant back on another device) it resumes.
+    back = start(app, "p1", "x1")
+    assert back.get("/play").status_code == 200
+
+
+def test_generated_ids_and_malformed_links(study: tuple[Flask, StudyDesign, Store]) -> None:
+    app, _, _ = study
+    client = app.test_client()
+    assert "anon-" in client.get("/").get_data(as_text=True)
+    assert client.get("/?PROLIFIC_PID=../../study.sqlite").status_code == 400
+    assert client.post("/start", data={"participant": "a/b"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/study.sqlite", "/static/../study.sqlite", "/secret_key", "/admin_token", "/study.json"],
+)
+def test_the_data_directory_is_never_served(
+    study: tuple[Flask, StudyDesign, Store], path: str
+) -> None:
+    app, _, _ = study
+    assert app.test_client().get(path).status_code == 404
+
+
+def test_admin_endpoints_need_the_token(study: tuple[Flask, StudyDesign, Store]) -> None:
+    app, _, _ = study
+    client = app.test_client()
+    assert client.get("/admin/status").status_code == 403
+    assert client.get("/admin/status?token=wrong").status_code == 403
+    assert client.get("/admin/export", headers={"Authorization": "Bearer no"}).status_code == 403
+    start(app, "p1")
+    status = client.get("/admin/status", headers={"Authorization": "Bearer secret"}).json
+    assert status == {
+        "participants": 1,
+        "reps": {
+            "1": {"active": 1, "complete": 0, "abandoned": 0},
+            "2": {"active": 0, "complete": 0, "abandoned": 0},
+        },
+    }
+
+
+def test_the_export_endpoint_returns_the_logs_as_a_zip(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    import io
+    import zipfile
+
+    app, design, store = study
+    play_out(start(app, "p1"), design, store, "p1", "oracle")
+    response = app.test_client().get("/admin/export?token=secret")
+    assert response.status_code == 200
+    names = zipfile.ZipFile(io.BytesIO(response.data)).namelist()
+    assert len(names) == 1 and names[0].endswith(".eval")
+
+
+def test_export_needs_a_study_and_a_new_folder(
+    study: tuple[Flask, StudyDesign, Store], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 2
+    assert "no study here" in capsys.readouterr().err
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "full")]) == 2
+    assert "not empty" in capsys.readouterr().err
+    # Nobody finished: no logs, unless the unfinished are asked for (their finished
+    # scenarios only).
+    app, design, store = study
+    client = start(app, "p1")
+    for step in range(design.steps((store.participant("p1") or pytest.fail()).order[0])):
+        client.post("/play", data={"position": "0", "step": str(step), "reply": "F"})
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "none")]) == 0
+    assert list((tmp_path / "none").iterdir()) == []
+    some = tmp_path / "some"
+    assert main(["export", str(tmp_path), "--out", str(some), "--include-incomplete"]) == 0
+    [log] = [read_eval_log(str(path)) for path in some.iterdir()]
+    assert metadata(log)["status"] == "active"
+    assert len(log.samples or []) == 1
