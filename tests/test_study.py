@@ -3,6 +3,7 @@ pages and their safety checks (Flask's test client), and export to Inspect logs.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,12 @@ def test_a_participant_plays_through_and_the_log_scores_what_was_shown(
         value = (sample.scores or {})["tom_scorer"].value
         assert isinstance(value, dict) and value["optimal"] == 1
     assert {sample.store["GameRecord:executed"] for sample in logs["p2"].samples or []} == {"Pass"}
+    # Each person is a row of the report, not a baseline.
+    assert (
+        main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "report"), "--quiet"]) == 0
+    )
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "human:p1" in report and "human:p2" in report and "baseline" not in report
 
 
 def test_a_reload_shows_the_same_step_and_a_resubmission_records_nothing(
@@ -211,7 +218,12 @@ def test_nobody_can_answer_for_someone_else(study: tuple[Flask, StudyDesign, Sto
 def test_generated_ids_and_malformed_links(study: tuple[Flask, StudyDesign, Store]) -> None:
     app, _, _ = study
     client = app.test_client()
-    assert "anon-" in client.get("/").get_data(as_text=True)
+    page = client.get("/").get_data(as_text=True)
+    [generated] = re.findall(r'name="participant" value="(anon-[0-9a-f]+)"', page)
+    client.post("/start", data={"participant": generated})
+    # Back without an id in the link: the same browser resumes the same participant.
+    assert f'value="{generated}"' in client.get("/").get_data(as_text=True)
+    assert f'value="{generated}"' not in app.test_client().get("/").get_data(as_text=True)
     assert client.get("/?PROLIFIC_PID=../../study.sqlite").status_code == 400
     assert client.post("/start", data={"participant": "a/b"}).status_code == 400
 

@@ -48,50 +48,52 @@ TASK_ARGS = {"ids": "12,17,30", "extras": "0A", "reps": "2"}
 """Three scenarios a participant, one of them (12) with an answer step; two assignments."""
 CODE = "CODE"
 SERVING = re.compile(r"^serving on (http://\S+/)$", re.MULTILINE)
-WAIT = 20.0
+WAIT = 30.0
 """Seconds a page, or the server's start, may take."""
 
 
-@dataclass
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass(frozen=True)
 class Server:
     process: subprocess.Popen[bytes]
     url: str
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
 
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[[Path], Server]]:
     """Starts `tom-eval serve` on a data directory (again after a stop, as after a crash);
     every server started is stopped at the end, whatever happened."""
-    started: list[Server] = []
+    started: list[subprocess.Popen[bytes]] = []
 
     def start(data_dir: Path) -> Server:
         out, err = (tmp_path / f"serve-{len(started)}.{name}" for name in ("out", "err"))
-        args = [f"--{key}={value}" for key, value in TASK_ARGS.items()]
+        args = ["--data-dir", str(data_dir), "--port", "0", "--completion-code", CODE]
+        args += [f"--{key}={value}" for key, value in TASK_ARGS.items()]
         with out.open("wb") as stdout, err.open("wb") as stderr:
             process = subprocess.Popen(
-                [sys.executable, "-m", "tom_eval.cli", "serve", "--data-dir", str(data_dir)]
-                + ["--port", "0", "--completion-code", CODE, *args],
+                [sys.executable, "-m", "tom_eval.cli", "serve", *args],
                 cwd=tmp_path,
                 stdout=stdout,
                 stderr=stderr,
             )
-        server = Server(process, "")
-        started.append(server)
-        server.url = _serving_url(process, out, err)
-        return server
+        started.append(process)
+        return Server(process, _serving_url(process, out, err))
 
     yield start
-    for server in started:
-        server.stop()
+    for process in started:
+        stop(process)
 
 
 def _serving_url(process: subprocess.Popen[bytes], out: Path, err: Path) -> str:
@@ -141,8 +143,13 @@ def browser(
 
 
 def text(driver: webdriver.Chrome, element_id: str) -> str:
-    """An element's text as in the HTML, shown or not (the rules are in a closed <details>)."""
-    return driver.find_element(By.ID, element_id).get_attribute("textContent") or ""
+    """An element's text as in the HTML, shown or not (the rules are in a closed <details>).
+    A page without it fails the test with what the page says instead."""
+    found = driver.find_elements(By.ID, element_id)
+    if not found:
+        shown = driver.find_element(By.TAG_NAME, "body").text[:500]
+        pytest.fail(f"{driver.current_url} has no #{element_id}; it shows: {shown}")
+    return found[0].get_attribute("textContent") or ""
 
 
 def click_through(driver: webdriver.Chrome, element_id: str) -> None:

@@ -102,7 +102,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from waitress.server import create_server
 
-    from tom_eval.study.app import StudySettings, create_app
+    from tom_eval.study.app import StudySettings, create_app, write_once
     from tom_eval.study.design import TASK_DEFAULTS, open_design
 
     given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
@@ -112,9 +112,7 @@ def _serve(args: argparse.Namespace) -> int:
     token = args.admin_token or os.environ.get("TOM_EVAL_ADMIN_TOKEN") or ""
     token_file = args.data_dir / "admin_token"
     if not token:
-        if not token_file.exists():
-            token_file.write_text(secrets.token_urlsafe(24))
-            token_file.chmod(0o600)
+        write_once(token_file, secrets.token_urlsafe(24).encode())
         token = token_file.read_text().strip()
     settings = StudySettings(
         admin_token=token,

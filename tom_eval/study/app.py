@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import io
+import os
 import secrets
 import subprocess
 import sys
@@ -93,10 +94,19 @@ def _check_ids(participant: str, study_id: str, session_id: str) -> None:
 def secret_key(data_dir: Path) -> bytes:
     """The cookie-signing key, kept so that cookies survive a restart."""
     path = data_dir / SECRET_FILE
-    if not path.exists():
-        path.write_bytes(secrets.token_bytes(32))
-        path.chmod(0o600)
+    write_once(path, secrets.token_bytes(32))
     return path.read_bytes()
+
+
+def write_once(path: Path, secret: bytes) -> None:
+    """Create a secret file readable by its owner only; if it exists (or another server
+    just created it), keep it: every server on a data directory must share its secrets."""
+    try:
+        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    with os.fdopen(handle, "wb") as file:
+        file.write(secret)
 
 
 def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> Flask:
@@ -130,9 +140,17 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
 
     @app.get("/")
     def landing() -> str:
-        participant = request.args.get("PROLIFIC_PID") or f"anon-{secrets.token_hex(6)}"
+        participant = request.args.get("PROLIFIC_PID", "")
         study_id = request.args.get("STUDY_ID", "")
         session_id = request.args.get("SESSION_ID", "")
+        if not participant:
+            # Without an id in the link: this browser's participant if it has one (so a
+            # generated id can resume), else a new generated id.
+            mine = store.participant(str(session.get("participant", "")))
+            if mine is not None and hmac.compare_digest(mine.browser, str(session.get("browser"))):
+                participant, study_id, session_id = mine.participant, mine.study_id, mine.session_id
+            else:
+                participant = f"anon-{secrets.token_hex(6)}"
         _check_ids(participant, study_id, session_id)
         return render_template(
             "landing.html", participant=participant, study_id=study_id, session_id=session_id
