@@ -18,13 +18,19 @@ import tasks.tom
 
 @modelapi(name="tom")
 def players() -> type[ModelAPI]:
-    """`tom/human` is a person; every other `tom/<policy>` a reference player. Inspect
+    """`tom/human` is a person; `tom/belief-oracle` and `tom/reality-biased` play the
+    false-belief battery; every other `tom/<policy>` is a game reference player. Inspect
     only calls what this returns, so a function that picks the class serves."""
+    from tom_eval.false_belief.players import POLICIES, FalseBeliefPlayer
     from tom_eval.human import HumanPlayer
     from tom_eval.players import ReferencePlayer
 
     def player(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
-        kind = HumanPlayer if model_name == "human" else ReferencePlayer
+        kind: type[ModelAPI] = ReferencePlayer
+        if model_name == "human":
+            kind = HumanPlayer
+        elif model_name in POLICIES:
+            kind = FalseBeliefPlayer
         return kind(model_name, *args, **kwargs)
 
     return cast(type[ModelAPI], player)

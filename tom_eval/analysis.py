@@ -37,6 +37,7 @@ from tom_eval.stats import Z95, fisher_exact, mann_whitney, two_proportions, wil
 from tom_eval.world import SELF, TEAMMATE
 
 TASK_NAMES = ("tom", "tom_eval/tom")
+FALSE_BELIEF_TASKS = ("false_belief", "tom_eval/false_belief")
 HUMAN = "tom/human"
 SCORE_KEYS = (
     "optimal",
@@ -96,6 +97,10 @@ class Results:
     """Game mode: one row per game (sample and epoch), with its run and score values."""
     game_turns: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Game mode: one row per turn A played itself, scored like a trial."""
+    false_belief: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """The false-belief battery: one row per prompt answered (tasks/false_belief.py)."""
+    false_belief_steps: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """The battery's sentence-by-sentence variant: one row per prompt and sentence step."""
 
 
 def load(paths: Sequence[Path], quiet: bool = True) -> Results:
@@ -112,24 +117,33 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
         raise InputError(f"{', '.join(logs)}: no Inspect logs found")
     warnings = []
     keep = evals["task_name"].isin(TASK_NAMES)
-    for log, task in zip(evals.loc[~keep, "log"], evals.loc[~keep, "task_name"], strict=True):
-        warnings.append(f"{log}: not a tom-eval game log (task {task}); skipped")
-    evals = evals[keep].copy()
+    battery = evals["task_name"].isin(FALSE_BELIEF_TASKS)
+    other = ~keep & ~battery
+    for log, task in zip(evals.loc[other, "log"], evals.loc[other, "task_name"], strict=True):
+        warnings.append(f"{log}: not a tom-eval log (task {task}); skipped")
     empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
-    for log in evals.loc[empty, "log"]:
+    for log in evals.loc[empty & ~other, "log"]:
         warnings.append(f"{log}: run has no scored samples; skipped")
-    evals = evals[~empty].copy()
-    if evals.empty:
+    battery_evals = evals[battery & ~empty].copy()
+    evals = evals[keep & ~empty].copy()
+    if evals.empty and battery_evals.empty:
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
         raise InputError(f"{', '.join(logs)}: no tom-eval game run with scored samples{skipped}")
-    evals["reasoning"] = [
-        _reasoning_label(config, args)
-        for config, args in zip(evals["model_generate_config"], evals["model_args"], strict=True)
-    ]
-    evals["thinking"] = [
-        _thinking(config, args)
-        for config, args in zip(evals["model_generate_config"], evals["model_args"], strict=True)
-    ]
+    _add_reasoning(battery_evals)
+    battery_evals["run"] = (
+        _run_labels(
+            battery_evals,
+            "false_belief, estimator=" + battery_evals["task_arg_estimator"].astype(str),
+        )
+        if not battery_evals.empty
+        else pd.Series(dtype=str)
+    )
+    prompts, steps = _false_belief(battery_evals, quiet)
+    if evals.empty:
+        return Results(
+            pd.DataFrame(), pd.DataFrame(), warnings, false_belief=prompts, false_belief_steps=steps
+        )
+    _add_reasoning(evals)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
@@ -141,7 +155,21 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     trial_evals["run"] = _run_labels(trial_evals, trial_evals["game"])
     runs, samples = _trial_runs(trial_evals, warnings, quiet)
     games, game_turns = _games(game_evals, warnings, quiet)
-    return Results(runs, samples, warnings, games, game_turns)
+    return Results(runs, samples, warnings, games, game_turns, prompts, steps)
+
+
+def _add_reasoning(evals: pd.DataFrame) -> None:
+    """The reasoning settings of each eval, as a label and as thinking off/on/default."""
+    pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
+    evals["reasoning"] = [_reasoning_label(config, args) for config, args in pairs]
+    evals["thinking"] = [_thinking(config, args) for config, args in pairs]
+
+
+def _false_belief(evals: pd.DataFrame, quiet: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    # Imported here: the battery's module reads this one's helpers.
+    from tom_eval.false_belief.report import outcomes
+
+    return outcomes(evals, quiet)
 
 
 def _label_people(evals: pd.DataFrame) -> None:
@@ -150,7 +178,7 @@ def _label_people(evals: pd.DataFrame) -> None:
     reply file a study replays from is not a setting of the run."""
     human = evals["model"] == HUMAN
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
-    participants = [_json(entry).get("participant") for entry in metadata]
+    participants = [json_object(entry).get("participant") for entry in metadata]
     evals.loc[human, "model"] = [
         f"human:{participant}" if participant else "human"
         for participant, is_human in zip(participants, human, strict=True)
@@ -223,14 +251,14 @@ def _games(
         games[column] = frame["eval_id"].map(runs[column])
     games["baseline"] = frame["eval_id"].map(runs["baseline"]).astype(bool)
     games["sample"], games["epoch"] = frame["id"], frame["epoch"]
-    scores = frame["score_game_scorer"].map(_json)
+    scores = frame["score_game_scorer"].map(json_object)
     for key in GAME_KEYS:
         # A list, not Series.map: a column of NaN only would become pyarrow's NA.
         games[key] = [_number(values.get(key)) for values in scores]
     unscored = games["win"].isna()
     for run, count in games.loc[unscored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} game(s) errored or unscored; left out")
-    metadata = frame.loc[~unscored, "score_game_scorer_metadata"].map(_json)
+    metadata = frame.loc[~unscored, "score_game_scorer_metadata"].map(json_object)
     games = games[~unscored].reset_index(drop=True)
     turns = [
         {
@@ -262,7 +290,7 @@ def _game_label(row: dict[str, Any]) -> str:
     return ", ".join([row["format"], *changes])
 
 
-def _json(text: Any) -> dict[str, Any]:
+def json_object(text: Any) -> dict[str, Any]:
     if isinstance(text, dict):
         return text
     if not isinstance(text, str) or not text:
@@ -274,17 +302,17 @@ def _json(text: Any) -> dict[str, Any]:
 def _reasoning_label(config: Any, args: Any) -> str:
     settings = {
         key: value
-        for key, value in _json(config).items()
+        for key, value in json_object(config).items()
         if key in _REASONING_CONFIG and value is not None
     }
     # Every model arg: thinking switches, a model_path, a seed... all make another run.
-    settings |= _json(args)
+    settings |= json_object(args)
     return ", ".join(f"{key}={value}" for key, value in sorted(settings.items())) or "default"
 
 
 def _thinking(config: Any, args: Any) -> str:
     """off, on, or default (the provider decides)."""
-    settings = _json(config) | _json(args)
+    settings = json_object(config) | json_object(args)
     effort, tokens = settings.get("reasoning_effort"), settings.get("reasoning_tokens")
     enabled = settings.get(
         "reasoning_enabled", settings.get("enable_thinking", settings.get("thinking"))
@@ -327,7 +355,7 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
             f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
         )
     runs = evals.set_index("eval_id")
-    scores = frame["score_tom_scorer"].map(_json)
+    scores = frame["score_tom_scorer"].map(json_object)
     tidy = pd.DataFrame(
         {
             "run": frame["eval_id"].map(runs["run"]),
@@ -347,13 +375,13 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
             "optimal_action": frame["metadata_optimal_action"],
             "ect": frame["metadata_ect"].astype(int),
             "visible_events": frame["metadata_visible_events"].astype(int),
-            "story": frame["metadata_story"].map(_json),
+            "story": frame["metadata_story"].map(json_object),
             "chosen": frame["score_tom_scorer_answer"].fillna("invalid"),
             "raw_action": frame["score_tom_scorer_metadata"].map(
-                lambda m: _json(m).get("raw_action", "")
+                lambda m: json_object(m).get("raw_action", "")
             ),
             "options": frame["score_tom_scorer_metadata"].map(
-                lambda metadata: _json(metadata).get("options") or []
+                lambda metadata: json_object(metadata).get("options") or []
             ),
             "turns": frame["turns"].fillna(0).astype(int),
             "reasoning_turns": frame["reasoning_turns"].fillna(0).astype(int),
@@ -373,7 +401,7 @@ def _number(value: Any) -> float:
 def _reasoning_tokens(usage: Any) -> int:
     return sum(
         int(model.get("reasoning_tokens") or 0)
-        for model in _json(usage).values()
+        for model in json_object(usage).values()
         if isinstance(model, dict)
     )
 

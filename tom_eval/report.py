@@ -14,6 +14,7 @@ import pandas as pd
 from tom_eval import analysis, charts
 from tom_eval.epistemics import observe
 from tom_eval.errors import InputError
+from tom_eval.false_belief import report as false_belief_report
 from tom_eval.mastery import slug
 from tom_eval.narration import narrate, question_line
 from tom_eval.scenario_file import read_story_fields
@@ -61,6 +62,8 @@ def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Pat
     if not games.empty:
         _csv(games, out / "games.csv")
         lines += ["## Full games", "", GAMES_TEXT, "", _markdown(_games_view(games)), ""]
+    if not results.false_belief.empty:
+        lines += _false_belief_section(results, out)
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -111,6 +114,57 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
     _csv(reasoning, out / "reasoning.csv")
     lines += ["## Reasoning", ""]
     lines += [_markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
+    return lines
+
+
+def _false_belief_section(results: analysis.Results, out: Path) -> list[str]:
+    """The battery's table per run and, where recorded, its sentence-by-sentence curves."""
+    table = false_belief_report.summary(results.false_belief)
+    _csv(table, out / "false_belief.csv")
+    view = pd.DataFrame(
+        {
+            "run": table["run"],
+            "tasks": table["tasks"],
+            "solved": [
+                _interval(v, lo, hi)
+                for v, lo, hi in zip(
+                    table["solved"], table["solved_low"], table["solved_high"], strict=True
+                )
+            ],
+        }
+    )
+    for column in (
+        "solved_contents",
+        "solved_transfer",
+        "prompts",
+        "false_belief_belief",
+        "controls",
+        "reality",
+        "belief",
+        "original",
+        "reversed",
+        "perturbations",
+    ):
+        view[column.replace("_", " ")] = table[column].map(_cell)
+    view["estimators"] = table["estimators"]
+    lines = [
+        "## False-belief battery",
+        "",
+        false_belief_report.PAPER,
+        "",
+        "Shares are over the standard stories' prompts (false belief belief: the belief "
+        "prompts of the false-belief stories; controls: every prompt of the true-belief "
+        "controls); perturbations are scored apart. The solved interval is Wilson's, 95%.",
+        "",
+        _markdown(view),
+        "",
+    ]
+    steps = results.false_belief_steps
+    for index, run in enumerate(steps["run"].unique() if not steps.empty else []):
+        path = false_belief_report.sentence_curves(
+            steps, str(run), out / f"sentences_{index + 1}.png"
+        )
+        lines += [f"![Sentence by sentence: {run}]({path.name})", ""]
     return lines
 
 

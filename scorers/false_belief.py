@@ -1,0 +1,120 @@
+"""Scoring the false-belief battery (Kosinski, PNAS 2024).
+
+A task is solved only if every prompt of its eight standard stories (16 prompts) is right.
+Score.value holds numbers only: `solved` (the headline), `prompts` (share of the 16 right),
+the share right per condition, per prompt type (`reality`, `belief`) and for the original
+and reversed stories, and per perturbation when the perturbed split is on. A key that does
+not apply to a task (a transfer condition for a contents task) is NaN, which the metrics
+skip, so each mean is over the tasks that have it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, metric, scorer, stderr
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS
+from tom_eval.false_belief.solver import FalseBeliefRecord
+
+ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
+ALL_PERTURBATIONS = tuple(dict.fromkeys(PERTURBATIONS["contents"] + PERTURBATIONS["transfer"]))
+VERSIONS = ("original", "reversed")
+
+
+@metric(name="family")
+def by_family() -> Metric:
+    return grouped(mean(), "family", all=False)
+
+
+def _metrics() -> dict[str, list[Metric]]:
+    shares = (*ALL_CONDITIONS, *PROMPT_KINDS, *VERSIONS, *ALL_PERTURBATIONS)
+    return {"solved": [mean(), stderr(), by_family()], "prompts": [mean(), by_family()]} | {
+        key: [mean()] for key in shares
+    }
+
+
+def score_value(completions: Sequence[dict[str, Any]]) -> dict[str, float]:
+    standard = [c for c in completions if not c["perturbed"]]
+    value = {
+        "solved": float(bool(standard) and all(c["correct"] for c in standard)),
+        "prompts": _share(standard),
+    }
+    for condition in ALL_CONDITIONS:
+        value[condition] = _share([c for c in standard if c["condition"] == condition])
+    for kind in PROMPT_KINDS:
+        value[kind] = _share([c for c in standard if c["kind"] == kind])
+    for version in VERSIONS:
+        value[version] = _share([c for c in standard if c["reversed"] == (version == "reversed")])
+    for perturbation in ALL_PERTURBATIONS:
+        value[perturbation] = _share([c for c in completions if c["condition"] == perturbation])
+    return value
+
+
+def _share(completions: Sequence[dict[str, Any]]) -> float:
+    if not completions:
+        return math.nan
+    return sum(1 for c in completions if c["correct"]) / len(completions)
+
+
+_OUTCOME = (
+    "story",
+    "condition",
+    "reversed",
+    "perturbed",
+    "kind",
+    "expected",
+    "wrong",
+    "first_word",
+    "correct",
+    "estimator",
+    "p_right",
+    "p_wrong",
+)
+
+
+def _outcome(completion: dict[str, Any]) -> dict[str, Any]:
+    """A prompt's outcome without its long text (the transcript has that)."""
+    return {key: completion[key] for key in _OUTCOME}
+
+
+def _line(completion: dict[str, Any]) -> str:
+    story = completion["condition"] + (" (reversed)" if completion["reversed"] else "")
+    said = completion["first_word"] or "(no word)"
+    expected = completion["expected"] or f"not {completion['wrong']}"
+    mark = "right" if completion["correct"] else "WRONG"
+    probability = (
+        f", P(right key) {completion['p_right']:.2f} by {completion['estimator']}"
+        if completion["p_right"] is not None
+        else ""
+    )
+    return f"{story}, {completion['kind']}: {said} (expected {expected}; {mark}{probability})"
+
+
+@scorer(metrics=[_metrics()])
+def false_belief_scorer() -> Scorer:
+    """Scores each prompt's first word (or key-word probability) against its answer."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        record = store_as(FalseBeliefRecord)
+        completions = record.completions
+        value = score_value(completions)
+        estimators = sorted({str(c["estimator"]) for c in completions + record.steps})
+        # Every prompt's outcome travels with the score, where `tom-eval report` reads it.
+        outcomes = [_outcome(c) for c in completions]
+        return Score(
+            value=value,
+            answer=" ".join(str(c["first_word"]) for c in completions),
+            explanation="\n".join(_line(c) for c in completions),
+            metadata={
+                "estimators": estimators,
+                "prompts": outcomes,
+                "steps": [_outcome(c) | {"step": c["step"]} for c in record.steps],
+            },
+        )
+
+    return score

@@ -1,0 +1,81 @@
+"""Kosinski's false-belief battery (PNAS 2024): `inspect eval tasks/false_belief.py --model ...`.
+
+One Sample per task; each of its 16 completion prompts (8 stories x reality and belief) is
+an independent conversation, and a task is solved only if all 16 first words are right.
+Items are generated afresh (20 Unexpected Contents + 20 Unexpected Transfer by default), or
+read from `item_file` (e.g. the paper's originals, which are not shipped). See the README.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import GenerateConfig
+
+from scorers.false_belief import false_belief_scorer
+from tom_eval.dataset import user_path
+from tom_eval.errors import InputError
+from tom_eval.false_belief.dataset import CHAT_PREFIX, false_belief_dataset
+from tom_eval.false_belief.generation import generate_items
+from tom_eval.false_belief.item_file import read_items
+from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
+
+
+@task
+def false_belief(
+    contents: int = 20,
+    transfer: int = 20,
+    seed: int = 0,
+    item_file: str | None = None,
+    perturbations: bool = False,
+    estimator: str = "first_word",
+    samples: int = 100,
+    sentence_by_sentence: bool = False,
+    prefix: bool = True,
+) -> Task:
+    """The false-belief battery.
+
+    Args:
+        contents: Unexpected Contents tasks to generate (default 20).
+        transfer: Unexpected Transfer tasks to generate (default 20).
+        seed: generator seed (default 0).
+        item_file: play the tasks of a JSON Lines file instead (format in
+            tom_eval/false_belief/item_file.py); contents, transfer and seed are unused.
+        perturbations: add the Ullman-style alterations of each contents task (transparent
+            container, protagonist cannot read, label written by the protagonist), scored
+            apart from `solved`.
+        estimator: "first_word" (one completion, temperature 0), "logprobs" (P of each key
+            word from the first token's top log-probabilities, else sampling) or "sampling"
+            (the share of first words over `samples` completions at temperature 1).
+        samples: completions per prompt for "sampling" (the paper used 1,000).
+        sentence_by_sentence: also reveal each false-belief story one sentence at a time,
+            with both prompts after each sentence (for the report's curves).
+        prefix: start each prompt with "Complete the following story:" (for chat models;
+            false for base models that continue text).
+    """
+    try:
+        if estimator not in ESTIMATORS:
+            raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")
+        for name, number in (("contents", contents), ("transfer", transfer), ("samples", samples)):
+            if not isinstance(number, int) or number < 0:
+                raise InputError(f"{name} must be a whole number of 0 or more, not '{number}'")
+        if item_file:
+            items, name = read_items(user_path(item_file)), item_file
+        else:
+            items = generate_items(contents, transfer, seed, perturbations)
+            name = f"tom-eval false-belief seed {seed}"
+        if not items:
+            raise InputError("no tasks: contents and transfer are both 0")
+    except InputError as error:
+        raise PrerequisiteError(f"false_belief: {error}") from None
+    return Task(
+        dataset=false_belief_dataset(
+            items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence
+        ),
+        solver=complete_stories(estimator, samples),
+        scorer=false_belief_scorer(),
+        # The paper's point estimates are at temperature 0; the first word is all that counts.
+        config=GenerateConfig(temperature=0.0, max_tokens=30),
+        version="1-A",
+        metadata={"estimator": estimator},
+    )

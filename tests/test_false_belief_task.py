@@ -1,0 +1,197 @@
+"""tasks/false_belief.py end to end through Inspect: the reference players' exact scores,
+both probability estimators (with and without log-probabilities), the sentence-by-sentence
+variant, and the reading of completions."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+    get_model,
+)
+
+from tasks.false_belief import false_belief
+from tom_eval.false_belief.answers import correct, first_word, from_logprobs, from_samples
+
+SMALL = {"contents": 2, "transfer": 2}
+
+
+def run(tmp_path: Path, model: Any, **task_args: Any) -> EvalLog:
+    (log,) = inspect_eval(
+        false_belief(**{**SMALL, **task_args}), model=model, log_dir=str(tmp_path), display="none"
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def metric(log: EvalLog, key: str, name: str = "mean") -> float:
+    assert log.results is not None
+    [score] = [s for s in log.results.scores if s.name == key]
+    return score.metrics[name].value
+
+
+def completions(log: EvalLog) -> list[dict[str, Any]]:
+    return [c for s in log.samples or [] for c in s.store["FalseBeliefRecord:completions"]]
+
+
+def test_the_oracle_solves_every_task(tmp_path: Path) -> None:
+    log = run(tmp_path, "tom/belief-oracle", perturbations=True)
+    assert metric(log, "solved") == 1.0
+    assert all(c["correct"] and c["estimator"] == "first_word" for c in completions(log))
+    for sample in log.samples or []:
+        # 8 standard stories x 2 prompts, plus 3 perturbations x 2 versions x 2 for contents.
+        expected = 16 + (12 if sample.metadata["family"] == "contents" else 0)
+        assert len(sample.store["FalseBeliefRecord:completions"]) == expected
+
+
+def test_the_reality_biased_player_fails_exactly_the_false_belief_belief_prompts(
+    tmp_path: Path,
+) -> None:
+    log = run(tmp_path, "tom/reality-biased", perturbations=True)
+    assert metric(log, "solved") == 0.0
+    wrong = {
+        (c["condition"], c["reversed"], c["kind"]) for c in completions(log) if not c["correct"]
+    }
+    assert wrong == {("false_belief", False, "belief"), ("false_belief", True, "belief")}
+    assert metric(log, "false_belief") == 0.5
+    assert metric(log, "belief") == 0.75
+    assert metric(log, "reality") == 1.0
+    for control in ("open_container", "correct_label", "informed_protagonist", "no_transfer"):
+        assert metric(log, control) == 1.0
+    # The perturbations give the protagonist the truth, or no reason to name the label.
+    assert metric(log, "transparent_container") == metric(log, "cannot_read") == 1.0
+
+
+def test_logprobs_are_read_when_the_provider_returns_them(tmp_path: Path) -> None:
+    log = run(tmp_path, "tom/belief-oracle", estimator="logprobs", contents=1, transfer=1)
+    answered = completions(log)
+    assert {c["estimator"] for c in answered} == {"logprobs"}
+    assert all(math.isclose(c["p_right"], 0.9) for c in answered)
+    assert metric(log, "solved") == 1.0
+    assert log.eval.task_args["estimator"] == "logprobs"
+
+
+def test_without_logprobs_the_estimate_falls_back_to_sampling(tmp_path: Path) -> None:
+    model = get_model("tom/reality-biased", logprobs=False)
+    log = run(tmp_path, model, estimator="logprobs", samples=20, contents=1, transfer=0)
+    answered = completions(log)
+    assert {c["estimator"] for c in answered} == {"sampling"}
+    beliefs = [c for c in answered if c["condition"] == "false_belief" and c["kind"] == "belief"]
+    # It names the true contents 90% of the time, so the label is the less likely word.
+    assert all(c["p_wrong"] > 0.5 and not c["correct"] for c in beliefs)
+
+
+def test_sampling_counts_first_words(tmp_path: Path) -> None:
+    log = run(tmp_path, "tom/belief-oracle", estimator="sampling", samples=30, transfer=0)
+    answered = completions(log)
+    assert {c["estimator"] for c in answered} == {"sampling"}
+    assert all(0.6 < c["p_right"] <= 1.0 and c["correct"] for c in answered)
+
+
+def scripted(word: str, with_logprobs: bool) -> Any:
+    """A model that always answers `word`, with log-probabilities of 0.7 for it and 0.3
+    for whatever else, or none at all; usage set so nothing is downloaded."""
+
+    def output(
+        input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
+    ) -> ModelOutput:
+        result = ModelOutput.from_content("mockllm/model", f" {word} and more")
+        result.usage = ModelUsage(input_tokens=10, output_tokens=3, total_tokens=13)
+        if with_logprobs and config.logprobs:
+            top = [TopLogprob(token=f" {word}", logprob=math.log(0.7))]
+            result.choices[0].logprobs = Logprobs(
+                content=[Logprob(token=f" {word}", logprob=math.log(0.7), top_logprobs=top)]
+            )
+        return result
+
+    return get_model("mockllm/model", custom_outputs=output)
+
+
+@pytest.mark.parametrize("with_logprobs", [True, False])
+def test_scripted_outputs_with_and_without_logprobs(tmp_path: Path, with_logprobs: bool) -> None:
+    log = run(tmp_path, scripted("xyzzy", with_logprobs), estimator="logprobs", samples=3)
+    answered = completions(log)
+    # A word that names no key: no key among the logprobs, so both cases end in sampling,
+    # which finds no key word either (an even split, and wrong).
+    assert {c["estimator"] for c in answered} == {"sampling"}
+    assert all(c["key_mass"] == 0 and not c["correct"] for c in answered)
+    assert metric(log, "solved") == 0.0
+
+
+def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path: Path) -> None:
+    log = run(tmp_path, "tom/belief-oracle", estimator="logprobs", sentence_by_sentence=True)
+    for sample in log.samples or []:
+        steps = sample.store["FalseBeliefRecord:steps"]
+        sentences = {
+            (s["reversed"], s["steps"]) for s in steps
+        }  # each false-belief story: its sentence count
+        assert len(steps) == sum(2 * count for _, count in sentences)
+        assert all(s["p_right"] is not None for s in steps)
+        last = [s for s in steps if s["step"] == s["steps"]]
+        assert all(s["correct"] for s in last)
+    # The variant adds records; the score still comes from the 16 prompts.
+    assert metric(log, "solved") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"estimator": "guess"}, "estimator must be one of"),
+        ({"contents": -1}, "contents must be a whole number"),
+        ({"contents": 0, "transfer": 0}, "no tasks"),
+        ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
+    ],
+)
+def test_bad_parameters_are_one_line_errors(args: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError, match=message):
+        false_belief(**args)
+
+
+@pytest.mark.parametrize(
+    ("completion", "stem", "word"),
+    [
+        (" popcorn.", "it is full of", "popcorn"),
+        ('"Chocolate!" she says', "full of", "chocolate"),
+        (
+            "She can clearly see that it is full of popcorn.",
+            "clearly see that it is full of",
+            "popcorn",
+        ),
+        ("", "full of", None),
+        ("...", "full of", None),
+    ],
+)
+def test_first_words(completion: str, stem: str, word: str | None) -> None:
+    assert first_word(completion, stem) == word
+
+
+def test_answers_are_judged_by_first_words() -> None:
+    assert correct("apple", "apple juice", "orange juice")
+    assert correct("chocolates", "chocolate", "popcorn")
+    assert not correct("juice", "apple juice", "orange juice")
+    assert correct("nothing", None, "chocolate") and not correct("chocolate", None, "chocolate")
+    assert not correct(None, None, "chocolate")
+
+
+def test_key_probabilities() -> None:
+    keys = ("popcorn", "pasta")
+    found = from_logprobs([(" pop", -0.1), (" p", -1.0), ("pasta", -2.3)], keys)
+    assert found is not None and found.estimator == "logprobs"
+    # " p" begins both keys and is ignored.
+    assert math.isclose(found.first, math.exp(-0.1) / (math.exp(-0.1) + math.exp(-2.3)))
+    assert from_logprobs([(" the", -0.1)], keys) is None
+    sampled = from_samples(["popcorn", "pasta", "popcorn", None], keys)
+    assert (sampled.first, sampled.second, sampled.mass) == (2 / 3, 1 / 3, 0.75)

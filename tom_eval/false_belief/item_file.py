@@ -1,0 +1,253 @@
+"""Item files: false-belief tasks as JSON Lines, for the paper's originals (which the suite
+does not ship; see Kosinski's OSF project) or for generated items saved and edited.
+
+One task per line, one JSON object:
+
+    {"id": "contents-01", "family": "contents", "key_words": ["raisins", "pretzels"],
+     "stories": [
+       {"condition": "false_belief", "reversed": false,
+        "text": "Here is a paper bag filled with raisins. ... Maya reads the label.",
+        "reality": {"stem": "Maya opens the bag and looks inside. She can clearly see that
+                             it is full of", "expected": "raisins"},
+        "belief": {"stem": "Maya calls a friend to tell them that she has just found a bag
+                            full of", "expected": "pretzels"}},
+       ...]}
+
+(shown wrapped; in the file each task is one line).
+
+- `family` is "contents" (Unexpected Contents) or "transfer" (Unexpected Transfer).
+- `key_words` are the two words the stories turn on, as they are in the original
+  false-belief story: [true contents, label] or [new location, original location]. Their
+  first words must differ: a completion is scored by its first word.
+- `stories` holds a story for each of the family's four conditions
+  contents: false_belief, open_container, correct_label, informed_protagonist;
+  transfer: false_belief, present_protagonist, informed_protagonist, no_transfer;
+  and, if wanted, for the contents perturbations transparent_container, cannot_read and
+  own_label. Each condition may also have its reversed version, at most one of each.
+- `reversed` (default false) marks a story whose key words are exchanged. A story
+  without its reversed version gets one made by swapping the key words everywhere in its
+  text, prompts and answers (whole words; a capitalised word stays capitalised).
+- `expected` is the key word whose first word answers the prompt; a belief prompt may
+  have null when neither key word is right (a protagonist who cannot read the label). A
+  prompt's wrong answer is the other key word; for a null, the key word the false-belief
+  story's belief prompt expects.
+- `text` is split into sentences after ".", "!" or "?" for the sentence-by-sentence run.
+
+Blank lines are ignored. `write_items` writes this format with every story present, and
+`read_items` reads back exactly the items written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+from tom_eval.errors import InputError
+from tom_eval.false_belief.generation import split_sentences
+from tom_eval.false_belief.items import (
+    CONDITIONS,
+    FAMILIES,
+    PERTURBATIONS,
+    Completion,
+    Family,
+    Item,
+    PromptKind,
+    Story,
+    distinguishable,
+    reverse,
+    wrong_answer,
+)
+
+# ---------------------------------------------------------------------------- writing
+
+
+def item_fields(item: Item) -> dict[str, Any]:
+    """One line of an item file."""
+    return {
+        "id": item.item_id,
+        "family": item.family,
+        "key_words": list(item.key_words),
+        "stories": [
+            {
+                "condition": story.condition,
+                "reversed": story.reversed,
+                "text": story.text,
+                **{
+                    completion.kind: {"stem": completion.stem, "expected": completion.expected}
+                    for completion in story.prompts
+                },
+            }
+            for story in item.stories
+        ],
+    }
+
+
+def write_items(path: Path, items: list[Item]) -> None:
+    """Write atomically: the file appears complete or not at all."""
+    lines = [json.dumps(item_fields(item), ensure_ascii=False) for item in items]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write("".join(f"{line}\n" for line in lines))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def read_items(path: Path) -> list[Item]:
+    """The items of an item file; anything malformed is one InputError naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from error
+    items: list[Item] = []
+    seen: set[str] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"{where}: invalid JSON at column {error.colno} ({error.msg})"
+            ) from error
+        item = _item(where, data)
+        if item.item_id in seen:
+            raise InputError(f"{where}: item '{item.item_id}' appears twice")
+        seen.add(item.item_id)
+        items.append(item)
+    if not items:
+        raise InputError(f"{path}: no items")
+    return items
+
+
+def _item(where: str, data: Any) -> Item:
+    fields = _Fields(where, data)
+    item_id = fields.text("id")
+    fields = _Fields(f"{where} (item {item_id})", data)
+    family = cast(Family, fields.choice("family", FAMILIES))
+    key_words = fields.texts("key_words")
+    if len(key_words) != 2:
+        fields.fail(f"'key_words' must list two words, got {len(key_words)}")
+    first, second = key_words
+    if not distinguishable(first, second):
+        fields.fail(f"key words '{first}' and '{second}' cannot be told apart by a first word")
+    stories = fields.array("stories")
+    conditions = CONDITIONS[family] + PERTURBATIONS[family]
+    found: dict[tuple[str, bool], Story] = {}
+    for index, story_data in enumerate(stories, 1):
+        story = _story(
+            _Fields(f"{fields.where} story {index}", story_data), conditions, (first, second)
+        )
+        version = (story.condition, story.reversed)
+        if version in found:
+            fields.fail(f"story {index} repeats {_version_name(*version)}")
+        found[version] = story
+    missing = [condition for condition in CONDITIONS[family] if (condition, False) not in found]
+    if missing:
+        fields.fail(f"missing condition{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    for condition, reversed_ in list(found):
+        if (condition, not reversed_) not in found:
+            if reversed_:
+                fields.fail(f"{_version_name(condition, True)} without its original")
+            found[(condition, True)] = reverse(found[(condition, False)], (first, second))
+    # Stories in the order of the conditions, each original before its reversal.
+    ordered = sorted(found.items(), key=lambda entry: (conditions.index(entry[0][0]), entry[0][1]))
+    return Item(item_id, family, (first, second), tuple(story for _, story in ordered))
+
+
+def _version_name(condition: str, reversed_: bool) -> str:
+    return f"{condition}{' (reversed)' if reversed_ else ''}"
+
+
+def _story(fields: _Fields, conditions: tuple[str, ...], key_words: tuple[str, str]) -> Story:
+    condition = fields.choice("condition", conditions)
+    reversed_ = fields.boolean("reversed", default=False)
+    text = fields.text("text")
+    return Story(
+        condition,
+        reversed_,
+        split_sentences(text),
+        _completion(fields, "reality", key_words, reversed_),
+        _completion(fields, "belief", key_words, reversed_),
+    )
+
+
+def _completion(
+    story: _Fields, kind: PromptKind, key_words: tuple[str, str], reversed_: bool
+) -> Completion:
+    fields = _Fields(f"{story.where} {kind}", story.mapping(kind))
+    stem = fields.text("stem")
+    expected = fields.get("expected")
+    if expected not in key_words and not (kind == "belief" and expected is None):
+        allowed = " or ".join(f"'{word}'" for word in key_words)
+        fields.fail(
+            f"'expected' must be {allowed}{' (or null)' if kind == 'belief' else ''},"
+            f" got {expected!r}"
+        )
+    return Completion(kind, stem, expected, wrong_answer(key_words, expected, reversed_))
+
+
+class _Fields:
+    """Typed access to a JSON object, failing with one line that names the place."""
+
+    def __init__(self, where: str, data: Any) -> None:
+        self.where = where
+        if not isinstance(data, dict):
+            self.fail(f"expected an object, got {type(data).__name__}")
+        self.data: dict[str, Any] = data
+
+    def fail(self, problem: str) -> NoReturn:
+        raise InputError(f"{self.where}: {problem}")
+
+    def get(self, name: str) -> Any:
+        if name not in self.data:
+            self.fail(f"missing '{name}'")
+        return self.data[name]
+
+    def text(self, name: str) -> str:
+        value = self.get(name)
+        if not isinstance(value, str) or not value.strip():
+            self.fail(f"'{name}' must be a non-empty string, got {value!r}")
+        return value
+
+    def choice(self, name: str, allowed: tuple[str, ...]) -> str:
+        value = self.text(name)
+        if value not in allowed:
+            self.fail(f"unknown {name} '{value}' (allowed: {', '.join(allowed)})")
+        return value
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self.data.get(name, default)
+        if not isinstance(value, bool):
+            self.fail(f"'{name}' must be true or false, got {value!r}")
+        return value
+
+    def array(self, name: str) -> list[Any]:
+        value = self.get(name)
+        if not isinstance(value, list) or not value:
+            self.fail(f"'{name}' must be a non-empty list")
+        return value
+
+    def texts(self, name: str) -> list[str]:
+        values = self.array(name)
+        if not all(isinstance(value, str) and value.strip() for value in values):
+            self.fail(f"'{name}' must list non-empty strings")
+        return values
+
+    def mapping(self, name: str) -> dict[str, Any]:
+        value = self.get(name)
+        if not isinstance(value, dict):
+            self.fail(f"'{name}' must be an object, got {type(value).__name__}")
+        return value

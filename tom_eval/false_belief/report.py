@@ -1,0 +1,144 @@
+"""The false-belief battery in `tom-eval report`: a table per run (tasks solved, with the
+paper's splits) and, for runs with the sentence-by-sentence variant, curves like the
+paper's Figures 1-2: the probability of each key word after each sentence of the
+false-belief story, for the reality and the belief prompt.
+
+Logs are read through `inspect_ai.analysis.samples_df`; each prompt's outcome is in the
+score's metadata (scorers/false_belief.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
+
+from tom_eval.analysis import json_object
+from tom_eval.errors import InputError
+from tom_eval.stats import wilson
+
+PAPER = (
+    "Kosinski (PNAS 2024), on the original 40 tasks: ChatGPT-4 solved 75% (Unexpected "
+    "Contents 90%, Unexpected Transfer 60%); GPT-3.5-turbo and davinci-003 20%; davinci-002 "
+    "5%; older models 0%. A task is solved only if all 16 prompts (8 stories x reality and "
+    "belief) are right. Generated tasks are new items in the same design, not the originals."
+)
+_REQUIRED = ("score_false_belief_scorer_metadata", "metadata_family")
+
+
+def outcomes(evals: pd.DataFrame, quiet: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One row per prompt (the 16 and any perturbations) and one per sentence step, each
+    with its run and task. `evals` has the columns `log` and `run`."""
+    if evals.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    logs = list(evals["log"])
+    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    missing = [column for column in _REQUIRED if column not in frame.columns]
+    if missing:
+        raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
+    runs = evals.set_index("eval_id")["run"]
+    prompts, steps = [], []
+    for row in frame.to_dict("records"):
+        metadata = json_object(row["score_false_belief_scorer_metadata"])
+        if not metadata:
+            continue
+        shared = {
+            "run": runs[row["eval_id"]],
+            "task": row["id"],
+            "epoch": row["epoch"],
+            "family": row["metadata_family"],
+        }
+        prompts += [shared | outcome for outcome in metadata.get("prompts", [])]
+        truth = {(o["story"], o["kind"]): o["expected"] for o in metadata.get("prompts", [])}
+        for step in metadata.get("steps", []):
+            steps.append(
+                shared | step | _key_probabilities(step, truth[(step["story"], "reality")])
+            )
+    return pd.DataFrame(prompts), pd.DataFrame(steps)
+
+
+def _key_probabilities(step: dict[str, Any], truth: str) -> dict[str, float | None]:
+    """P(the word for the true state) and P(the other key word) from a step's outcome."""
+    if step["p_right"] is None:
+        return {"p_truth": None, "p_other": None}
+    names_truth = step["wrong"] != truth
+    right, wrong = float(step["p_right"]), float(step["p_wrong"])
+    return {
+        "p_truth": right if names_truth else wrong,
+        "p_other": wrong if names_truth else right,
+    }
+
+
+def summary(prompts: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: tasks, solved with a Wilson interval, by family, and the shares
+    right by story kind, prompt type and version (standard stories only)."""
+    rows = []
+    for run, group in prompts.groupby("run", sort=False):
+        standard = group[~group["perturbed"].astype(bool)]
+        tasks = standard.groupby(["task", "epoch"]).agg(
+            solved=("correct", "all"), family=("family", "first")
+        )
+        solved = int(tasks["solved"].sum())
+        low, high = wilson(solved, len(tasks))
+        false_belief = standard["condition"] == "false_belief"
+        row: dict[str, Any] = {
+            "run": run,
+            "tasks": len(tasks),
+            "solved": solved / len(tasks) if len(tasks) else float("nan"),
+            "solved_low": low,
+            "solved_high": high,
+        }
+        for family in ("contents", "transfer"):
+            of_family = tasks[tasks["family"] == family]["solved"]
+            row[f"solved_{family}"] = of_family.mean() if len(of_family) else float("nan")
+        row["prompts"] = standard["correct"].mean()
+        row["false_belief_belief"] = standard[false_belief & (standard["kind"] == "belief")][
+            "correct"
+        ].mean()
+        row["controls"] = standard[~false_belief]["correct"].mean()
+        for kind in ("reality", "belief"):
+            row[kind] = standard[standard["kind"] == kind]["correct"].mean()
+        row["original"] = standard[~standard["reversed"].astype(bool)]["correct"].mean()
+        row["reversed"] = standard[standard["reversed"].astype(bool)]["correct"].mean()
+        perturbed = group[group["perturbed"].astype(bool)]
+        row["perturbations"] = perturbed["correct"].mean() if len(perturbed) else float("nan")
+        row["estimators"] = ", ".join(sorted(set(group["estimator"])))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def sentence_curves(steps: pd.DataFrame, run: str, path: Path) -> Path:
+    """Mean P(key word) after each sentence of the original false-belief stories, per
+    family and prompt: the paper's Figures 1-2, averaged over tasks."""
+    shown = steps[(steps["run"] == run) & ~steps["reversed"].astype(bool)].dropna(
+        subset=["p_truth"]
+    )
+    families = [f for f in ("contents", "transfer") if (shown["family"] == f).any()]
+    figure, axes = plt.subplots(len(families), 2, figsize=(10, 3.2 * len(families)), squeeze=False)
+    labels = {
+        "contents": ("true contents", "label"),
+        "transfer": ("new location", "original location"),
+    }
+    for row, family in enumerate(families):
+        for column, kind in enumerate(("reality", "belief")):
+            axis = axes[row][column]
+            part = shown[(shown["family"] == family) & (shown["kind"] == kind)]
+            means = part.groupby("step")[["p_truth", "p_other"]].mean()
+            truth, other = labels[family]
+            axis.plot(means.index, means["p_truth"], marker="o", label=f"P({truth})")
+            axis.plot(means.index, means["p_other"], marker="s", label=f"P({other})")
+            axis.set_ylim(-0.02, 1.02)
+            axis.set_title(f"{family}: {kind} prompt")
+            axis.set_xlabel("sentences shown")
+            axis.legend(fontsize=8)
+    figure.suptitle(f"Sentence by sentence: {run}")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path

@@ -1,0 +1,134 @@
+"""The solver of the false-belief battery: every completion prompt of a task is its own
+conversation (nothing carries over between prompts), issued concurrently, each inside a
+span named by its story and prompt so Inspect View shows them apart.
+
+Estimators (`-T estimator=`):
+* `first_word` (the paper's point estimate): one completion at the task's temperature
+  (0 by default); right when its first word names the expected key word.
+* `logprobs`: one completion with `logprobs`; P(each key word) from the top
+  log-probabilities of the first answer token, renormalised over the two keys. When the
+  provider returns none, or no top token begins either key, the prompt falls back to
+  sampling, and says so.
+* `sampling`: K completions at temperature 1 (`-T samples=K`; the paper used 1,000); P(each
+  key word) is the share of first words naming it.
+With a probability, a prompt is right when the key it should name is the more probable one.
+The estimator actually used is recorded with every prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import StoreModel, collect, span, store_as
+from pydantic import Field
+
+from tom_eval.false_belief.answers import (
+    KeyProbability,
+    correct,
+    first_word,
+    from_logprobs,
+    from_samples,
+)
+
+Estimator = Literal["first_word", "logprobs", "sampling"]
+ESTIMATORS: tuple[Estimator, ...] = ("first_word", "logprobs", "sampling")
+TOP_LOGPROBS = 20
+
+
+class FalseBeliefRecord(StoreModel):
+    """Each prompt's record (from the sample's metadata) with what the model said."""
+
+    completions: list[dict[str, Any]] = Field(default_factory=list)
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+
+
+@solver
+def complete_stories(estimator: Estimator = "first_word", samples: int = 100) -> Solver:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        keys = tuple(state.metadata["key_words"])
+        record = store_as(FalseBeliefRecord)
+        prompts = state.metadata["prompts"]
+        record.completions = await collect(
+            *(_answer(model, p, (keys[0], keys[1]), estimator, samples) for p in prompts)
+        )
+        record.steps = await collect(
+            *(
+                _answer(model, p, (keys[0], keys[1]), estimator, samples)
+                for p in state.metadata["steps"]
+            )
+        )
+        solved = sum(1 for c in record.completions if c["correct"])
+        state.output = ModelOutput.from_content(
+            model=model.name, content=f"{solved} of {len(record.completions)} prompts right"
+        )
+        return state
+
+    return solve
+
+
+async def _answer(
+    model: Model,
+    prompt: dict[str, Any],
+    keys: tuple[str, str],
+    estimator: Estimator,
+    samples: int,
+) -> dict[str, Any]:
+    """One prompt, estimated as asked; the record of the prompt with the model's answer."""
+    wrong = str(prompt["wrong"])
+    pair = (next(key for key in keys if key != wrong), wrong)
+    name = f"{prompt['condition']}{' reversed' if prompt['reversed'] else ''}: {prompt['kind']}"
+    if "step" in prompt:
+        name += f" after sentence {prompt['step']}"
+    async with span(name):
+        message: list[ChatMessage] = [ChatMessageUser(content=str(prompt["prompt"]))]
+        config = GenerateConfig(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        output = await model.generate(
+            message, config=config if estimator == "logprobs" else GenerateConfig()
+        )
+        probability = _logprob_estimate(output, pair) if estimator == "logprobs" else None
+        if estimator == "sampling" or (estimator == "logprobs" and probability is None):
+            drawn = await collect(
+                *(
+                    model.generate(message, config=GenerateConfig(temperature=1.0))
+                    for _ in range(samples)
+                )
+            )
+            probability = from_samples(
+                [first_word(o.completion, prompt["stem"]) for o in drawn], pair
+            )
+    word = first_word(output.completion, str(prompt["stem"]))
+    by_word = correct(word, prompt["expected"], wrong)
+    result = prompt | {
+        "completion": output.completion,
+        "first_word": word,
+        "first_word_correct": by_word,
+        "estimator": "first_word" if probability is None else probability.estimator,
+        "p_right": None if probability is None else probability.first,
+        "p_wrong": None if probability is None else probability.second,
+        "key_mass": None if probability is None else probability.mass,
+    }
+    result["correct"] = by_word if probability is None else probability.first > probability.second
+    return result
+
+
+def _logprob_estimate(output: ModelOutput, pair: tuple[str, str]) -> KeyProbability | None:
+    """From the first generated token that holds a letter (chat models may open with a
+    space or a quotation mark)."""
+    logprobs = output.choices[0].logprobs if output.choices else None
+    if logprobs is None:
+        return None
+    for token in logprobs.content:
+        if any(character.isalnum() for character in token.token):
+            top = token.top_logprobs or []
+            return from_logprobs([(t.token, t.logprob) for t in top], pair)
+    return None
