@@ -195,3 +195,34 @@ def test_key_probabilities() -> None:
     assert from_logprobs([(" the", -0.1)], keys) is None
     sampled = from_samples(["popcorn", "pasta", "popcorn", None], keys)
     assert (sampled.first, sampled.second, sampled.mass) == (2 / 3, 1 / 3, 0.75)
+
+
+def test_the_report_has_a_battery_section_and_sentence_curves(tmp_path: Path) -> None:
+    from tom_eval.cli import main
+
+    run(tmp_path / "logs", "tom/reality-biased")
+    run(tmp_path / "logs", "tom/belief-oracle", estimator="logprobs", sentence_by_sentence=True)
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    section = report[report.index("## False-belief battery") :]
+    rows = {
+        line.split(" | ")[0].strip("| "): line for line in section.splitlines() if "tom/" in line
+    }
+    assert (
+        "0.000 [0.000," in rows["tom/reality-biased [default] (false_belief, estimator=first_word)"]
+    )
+    assert "1.000 [" in rows["tom/belief-oracle [default] (false_belief, estimator=logprobs)"]
+    assert "![Sentence by sentence: tom/belief-oracle" in section
+    assert (tmp_path / "out" / "sentences_1.png").stat().st_size > 10_000
+
+
+def test_saved_items_play_like_generated_ones(tmp_path: Path) -> None:
+    from tom_eval.cli import main
+
+    items = tmp_path / "items.jsonl"
+    assert (
+        main(["false-belief-items", "--out", str(items), "--contents", "1", "--transfer", "1"]) == 0
+    )
+    log = run(tmp_path, "tom/reality-biased", item_file=str(items))
+    assert [sample.id for sample in log.samples or []] == ["contents-01", "transfer-01"]
+    assert metric(log, "belief") == 0.75

@@ -145,6 +145,16 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _false_belief_items(args: argparse.Namespace) -> int:
+    from tom_eval.false_belief.generation import generate_items
+    from tom_eval.false_belief.item_file import write_items
+
+    items = generate_items(args.contents, args.transfer, args.seed, args.perturbations)
+    write_items(args.out, items)
+    print(f"wrote {len(items)} false-belief tasks to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tom-eval", description="Ask/Tell/Pass Theory-of-Mind scenarios.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -220,6 +230,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-incomplete", action="store_true", help="also those who did not finish"
     )
     export.set_defaults(run=_export)
+
+    battery = commands.add_parser(
+        "false-belief-items", help="write generated false-belief tasks to an item file"
+    )
+    battery.add_argument("--out", type=Path, required=True, help="a .jsonl item file")
+    battery.add_argument("--contents", type=int, default=20, help="default 20")
+    battery.add_argument("--transfer", type=int, default=20, help="default 20")
+    battery.add_argument("--seed", type=int, default=0, help="default 0")
+    battery.add_argument("--perturbations", action="store_true", help="add the perturbed split")
+    battery.set_defaults(run=_false_belief_items)
     return parser
 
 
