@@ -74,6 +74,7 @@ _OUTCOME = (
     "estimator",
     "p_right",
     "p_wrong",
+    "key_mass",
 )
 
 

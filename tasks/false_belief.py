@@ -57,8 +57,10 @@ def false_belief(
         if estimator not in ESTIMATORS:
             raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")
         for name, number in (("contents", contents), ("transfer", transfer), ("samples", samples)):
-            if not isinstance(number, int) or number < 0:
+            if isinstance(number, bool) or not isinstance(number, int) or number < 0:
                 raise InputError(f"{name} must be a whole number of 0 or more, not '{number}'")
+        if estimator != "first_word" and samples < 1:
+            raise InputError(f"estimator {estimator} needs samples of 1 or more")
         if item_file:
             items, name = read_items(user_path(item_file)), item_file
         else:

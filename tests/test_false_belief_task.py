@@ -125,9 +125,10 @@ def test_scripted_outputs_with_and_without_logprobs(tmp_path: Path, with_logprob
     log = run(tmp_path, scripted("xyzzy", with_logprobs), estimator="logprobs", samples=3)
     answered = completions(log)
     # A word that names no key: no key among the logprobs, so both cases end in sampling,
-    # which finds no key word either (an even split, and wrong).
+    # which finds no key word either: no estimate, and wrong wherever a key is wanted.
     assert {c["estimator"] for c in answered} == {"sampling"}
-    assert all(c["key_mass"] == 0 and not c["correct"] for c in answered)
+    assert all(c["p_right"] is None for c in answered)
+    assert all(c["correct"] == (c["expected"] is None) for c in answered)
     assert metric(log, "solved") == 0.0
 
 
@@ -152,6 +153,8 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"estimator": "guess"}, "estimator must be one of"),
         ({"contents": -1}, "contents must be a whole number"),
         ({"contents": 0, "transfer": 0}, "no tasks"),
+        ({"contents": True}, "contents must be a whole number"),
+        ({"estimator": "sampling", "samples": 0}, "needs samples of 1 or more"),
         ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
     ],
 )
@@ -167,9 +170,10 @@ def test_bad_parameters_are_one_line_errors(args: dict[str, Any], message: str) 
         ('"Chocolate!" she says', "full of", "chocolate"),
         (
             "She can clearly see that it is full of popcorn.",
-            "clearly see that it is full of",
+            "She opens the bag. She can clearly see that it is full of",
             "popcorn",
         ),
+        ("basket. Then she looks out of the window.", "The cat jumps out of the", "basket"),
         ("", "full of", None),
         ("...", "full of", None),
     ],
@@ -194,6 +198,7 @@ def test_key_probabilities() -> None:
     assert math.isclose(found.first, math.exp(-0.1) / (math.exp(-0.1) + math.exp(-2.3)))
     assert from_logprobs([(" the", -0.1)], keys) is None
     sampled = from_samples(["popcorn", "pasta", "popcorn", None], keys)
+    assert sampled is not None and from_samples(["the", None], keys) is None
     assert (sampled.first, sampled.second, sampled.mass) == (2 / 3, 1 / 3, 0.75)
 
 
@@ -206,12 +211,14 @@ def test_the_report_has_a_battery_section_and_sentence_curves(tmp_path: Path) ->
     report = (tmp_path / "out" / "report.md").read_text()
     section = report[report.index("## False-belief battery") :]
     rows = {
-        line.split(" | ")[0].strip("| "): line for line in section.splitlines() if "tom/" in line
+        line.split(" [")[0].strip("| "): line for line in section.splitlines() if "| tom/" in line
     }
     assert (
-        "0.000 [0.000," in rows["tom/reality-biased [default] (false_belief, estimator=first_word)"]
+        "(false_belief, estimator=first_word, contents=2, transfer=2)" in rows["tom/reality-biased"]
     )
-    assert "1.000 [" in rows["tom/belief-oracle [default] (false_belief, estimator=logprobs)"]
+    assert "| 0.000 [0.000," in rows["tom/reality-biased"]
+    assert "estimator=logprobs" in rows["tom/belief-oracle"]
+    assert "| 1.000 [" in rows["tom/belief-oracle"]
     assert "![Sentence by sentence: tom/belief-oracle" in section
     assert (tmp_path / "out" / "sentences_1.png").stat().st_size > 10_000
 
@@ -226,3 +233,62 @@ def test_saved_items_play_like_generated_ones(tmp_path: Path) -> None:
     log = run(tmp_path, "tom/reality-biased", item_file=str(items))
     assert [sample.id for sample in log.samples or []] == ["contents-01", "transfer-01"]
     assert metric(log, "belief") == 0.75
+
+
+def test_logprobs_count_whole_words_plurals_and_pieces_not_articles(tmp_path: Path) -> None:
+    keys = ("apple juice", "chocolate")
+    top = [(" a", -0.1), (" chocolates", -1.0), (" app", -2.0), (" ch", -0.5), ('"', -0.2)]
+    found = from_logprobs(top, keys)
+    assert found is not None
+    apple, chocolate = math.exp(-2.0), math.exp(-1.0)
+    assert math.isclose(found.first, apple / (apple + chocolate))
+    assert math.isclose(found.mass, apple + chocolate)
+
+
+def test_a_protagonist_who_cannot_read_is_judged_alike_by_every_estimator(tmp_path: Path) -> None:
+    for estimator in ("first_word", "logprobs", "sampling"):
+        log = run(
+            tmp_path / estimator,
+            "tom/reality-biased",
+            perturbations=True,
+            estimator=estimator,
+            samples=20,
+            contents=1,
+            transfer=0,
+        )
+        assert metric(log, "cannot_read") == 1.0
+        assert metric(log, "false_belief") == 0.5
+
+
+def test_runs_of_other_items_stay_apart_in_the_report(tmp_path: Path) -> None:
+    from tom_eval import analysis
+
+    run(tmp_path, "tom/belief-oracle", contents=1, transfer=1)
+    run(tmp_path, "tom/belief-oracle", contents=1, transfer=1, seed=1)
+    run(tmp_path, "tom/reality-biased", contents=1, transfer=1, sentence_by_sentence=True)
+    results = analysis.load([tmp_path])
+    runs = set(results.false_belief["run"])
+    assert len(runs) == 3
+    assert any("seed=1" in run for run in runs)
+    from tom_eval.false_belief.report import summary
+
+    assert list(summary(results.false_belief)["tasks"]) == [2, 2, 2]
+
+
+def test_the_report_names_the_defaults_of_the_task() -> None:
+    import inspect
+
+    from tom_eval.false_belief.report import LABEL_DEFAULTS
+
+    parameters = inspect.signature(inspect.unwrap(false_belief)).parameters
+    assert {name: parameters[name].default for name in LABEL_DEFAULTS} == LABEL_DEFAULTS
+
+
+def test_sentence_steps_without_probabilities_are_said_not_drawn(tmp_path: Path) -> None:
+    from tom_eval.cli import main
+
+    run(tmp_path / "logs", "tom/belief-oracle", contents=1, transfer=0, sentence_by_sentence=True)
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "sentence by sentence without probabilities" in report
+    assert not list((tmp_path / "out").glob("sentences_*.png"))

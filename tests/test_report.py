@@ -349,8 +349,8 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     other = foreign_log(tmp_path / "other")
     assert main(["report", str(other), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     error = capsys.readouterr().err
-    assert "not a tom-eval game log (task other_task); skipped" in error
-    assert "no tom-eval game run with scored samples" in error and "Traceback" not in error
+    assert "not a tom-eval log (task other_task); skipped" in error
+    assert "no tom-eval run with scored samples" in error and "Traceback" not in error
 
 
 def test_a_foreign_log_beside_game_logs_is_a_warning(

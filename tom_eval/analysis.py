@@ -104,7 +104,8 @@ class Results:
 
 
 def load(paths: Sequence[Path], quiet: bool = True) -> Results:
-    """Read every tasks/tom.py log under `paths`; other tasks and empty runs are warned about."""
+    """Read every log of tasks/tom.py and tasks/false_belief.py under `paths`; other tasks
+    and empty runs are warned about."""
     for path in paths:
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
@@ -128,17 +129,9 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     evals = evals[keep & ~empty].copy()
     if evals.empty and battery_evals.empty:
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
-        raise InputError(f"{', '.join(logs)}: no tom-eval game run with scored samples{skipped}")
+        raise InputError(f"{', '.join(logs)}: no tom-eval run with scored samples{skipped}")
     _add_reasoning(battery_evals)
-    battery_evals["run"] = (
-        _run_labels(
-            battery_evals,
-            "false_belief, estimator=" + battery_evals["task_arg_estimator"].astype(str),
-        )
-        if not battery_evals.empty
-        else pd.Series(dtype=str)
-    )
-    prompts, steps = _false_belief(battery_evals, quiet)
+    prompts, steps = _false_belief(battery_evals, warnings, quiet)
     if evals.empty:
         return Results(
             pd.DataFrame(), pd.DataFrame(), warnings, false_belief=prompts, false_belief_steps=steps
@@ -165,11 +158,19 @@ def _add_reasoning(evals: pd.DataFrame) -> None:
     evals["thinking"] = [_thinking(config, args) for config, args in pairs]
 
 
-def _false_belief(evals: pd.DataFrame, quiet: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _false_belief(
+    evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The battery's runs (labelled like the game's, with how the battery was run) and
+    their outcomes."""
     # Imported here: the battery's module reads this one's helpers.
-    from tom_eval.false_belief.report import outcomes
+    from tom_eval.false_belief.report import outcomes, run_setting
 
-    return outcomes(evals, quiet)
+    if evals.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    setting = pd.Series([run_setting(row) for row in evals.to_dict("records")], index=evals.index)
+    evals["run"] = _run_labels(evals, setting)
+    return outcomes(evals, warnings, quiet)
 
 
 def _label_people(evals: pd.DataFrame) -> None:

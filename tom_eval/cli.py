@@ -150,6 +150,8 @@ def _false_belief_items(args: argparse.Namespace) -> int:
     from tom_eval.false_belief.item_file import write_items
 
     items = generate_items(args.contents, args.transfer, args.seed, args.perturbations)
+    if not items:
+        raise InputError("false-belief-items: --contents and --transfer are both 0")
     write_items(args.out, items)
     print(f"wrote {len(items)} false-belief tasks to {args.out}")
     return 0

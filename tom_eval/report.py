@@ -164,7 +164,15 @@ def _false_belief_section(results: analysis.Results, out: Path) -> list[str]:
         path = false_belief_report.sentence_curves(
             steps, str(run), out / f"sentences_{index + 1}.png"
         )
-        lines += [f"![Sentence by sentence: {run}]({path.name})", ""]
+        if path is None:
+            lines += [
+                f"{run}: sentence by sentence without probabilities (estimator "
+                "first_word); run it with -T estimator=logprobs or sampling.",
+                "",
+            ]
+        else:
+            lines += [f"![Sentence by sentence: {run}]({path.name})", ""]
+
     return lines
 
 

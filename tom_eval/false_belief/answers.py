@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
@@ -15,17 +16,20 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def first_word(completion: str, stem: str = "") -> str | None:
+def first_word(completion: str, prompt: str = "") -> str | None:
     """The completion's first word, lower-case, without punctuation. A chat model that
-    repeats the story's last words ("... full of popcorn") is read after them."""
-    said = words(completion)
-    tail = words(stem)[-3:]
-    if tail:
-        for start in range(len(said) - len(tail), -1, -1):
-            if said[start : start + len(tail)] == tail:
-                said = said[start + len(tail) :]
-                break
+    opens by echoing the end of the prompt ("... full of popcorn") is read after the echo;
+    a later repetition of the prompt's words is not an echo."""
+    said, asked = words(completion), words(prompt)
+    for length in range(min(len(said), len(asked)), ECHO - 1, -1):
+        if said[:length] == asked[-length:]:
+            said = said[length:]
+            break
     return said[0] if said else None
+
+
+ECHO = 3
+"""The fewest words of the prompt's end that count as an echo."""
 
 
 def key_first_word(key: str) -> str:
@@ -56,23 +60,25 @@ class KeyProbability:
 
     first: float
     second: float
-    estimator: str
-    """"logprobs" or "sampling"."""
+    estimator: Literal["logprobs", "sampling"]
     mass: float
     """The unnormalised probability of the two keys together (their share of all answers)."""
 
 
 def from_logprobs(top: Sequence[tuple[str, float]], keys: tuple[str, str]) -> KeyProbability | None:
-    """From the first answer token's top log-probabilities: a token counts for a key when it
-    begins the key's first word and not the other's (a shared prefix tells nothing). None
-    when no token begins either key."""
+    """From the first answer token's top log-probabilities. A token counts for a key when
+    it names the key (`names`: the word or its plural) or is a piece of at least three
+    letters that begins the key's first word, and not for both keys (an article such as
+    "a" or a shared prefix tells nothing). None when no token counts for either key."""
     targets = [key_first_word(key) for key in keys]
     mass = [0.0, 0.0]
     for token, logprob in top:
         piece = token.strip().lower()
-        if not piece:
-            continue
-        hits = [index for index, target in enumerate(targets) if target.startswith(piece)]
+        hits = [
+            index
+            for index, target in enumerate(targets)
+            if names(piece, keys[index]) or (len(piece) >= PIECE and target.startswith(piece))
+        ]
         if len(hits) == 1:
             mass[hits[0]] += math.exp(logprob)
     total = sum(mass)
@@ -81,9 +87,17 @@ def from_logprobs(top: Sequence[tuple[str, float]], keys: tuple[str, str]) -> Ke
     return KeyProbability(mass[0] / total, mass[1] / total, "logprobs", total)
 
 
-def from_samples(first_words: Sequence[str | None], keys: tuple[str, str]) -> KeyProbability:
-    """From the first words of completions sampled at temperature 1."""
+PIECE = 3
+"""The shortest token that counts as the beginning of a key word."""
+
+
+def from_samples(first_words: Sequence[str | None], keys: tuple[str, str]) -> KeyProbability | None:
+    """From the first words of completions sampled at temperature 1; None when no sample
+    names either key (no estimate, rather than an even split)."""
     counts = [sum(1 for word in first_words if names(word, key)) for key in keys]
     total = sum(counts)
-    shares = (counts[0] / total, counts[1] / total) if total else (0.5, 0.5)
-    return KeyProbability(*shares, "sampling", total / max(1, len(first_words)))
+    if total == 0:
+        return None
+    return KeyProbability(
+        counts[0] / total, counts[1] / total, "sampling", total / len(first_words)
+    )

@@ -7,6 +7,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from tom_eval.errors import InputError
 from tom_eval.false_belief.items import Completion, Item, Story
 
 CHAT_PREFIX = "Complete the following story:"
@@ -18,7 +19,7 @@ def prompt_text(prefix: str, story_text: str, stem: str) -> str:
 
 
 def prompt_record(
-    item: Item, index: int, story: Story, completion: Completion, prefix: str, text: str
+    index: int, story: Story, completion: Completion, prefix: str, text: str
 ) -> dict[str, Any]:
     return {
         "story": index,
@@ -43,17 +44,23 @@ def steps(item: Item, prefix: str) -> list[dict[str, Any]]:
         for step in range(1, len(story.sentences) + 1):
             shown = " ".join(story.sentences[:step])
             for completion in story.prompts:
-                record = prompt_record(item, index, story, completion, prefix, shown)
+                record = prompt_record(index, story, completion, prefix, shown)
                 records.append(record | {"step": step, "steps": len(story.sentences)})
     return records
 
 
 def item_sample(item: Item, prefix: str, sentence_by_sentence: bool) -> Sample:
     prompts = [
-        prompt_record(item, index, story, completion, prefix, story.text)
+        prompt_record(index, story, completion, prefix, story.text)
         for index, story in enumerate(item.stories)
         for completion in story.prompts
     ]
+    answers: dict[str, tuple[object, object]] = {}
+    for record in prompts:
+        answer = (record["expected"], record["wrong"])
+        if answers.setdefault(record["prompt"], answer) != answer:
+            # The reference players (and any reader of the log) match prompts by text.
+            raise InputError(f"task {item.item_id}: two prompts read the same but differ in answer")
     false_belief = next(story for story in item.standard if story.condition == "false_belief")
     return Sample(
         id=item.item_id,

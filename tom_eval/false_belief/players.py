@@ -20,6 +20,7 @@ import math
 import random
 from typing import Any
 
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     ChatCompletionChoice,
@@ -70,14 +71,20 @@ class FalseBeliefPlayer(ModelAPI):
         api_key: str | None = None,
         config: GenerateConfig = DEFAULT_CONFIG,
         confidence: float = 0.9,
-        logprobs: bool = True,
+        logprobs: bool | str = True,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        self.confidence = float(confidence)
+        try:
+            self.confidence = float(confidence)
+        except ValueError:
+            self.confidence = math.nan
         if not 0.5 < self.confidence < 1:
-            raise ValueError(f"tom/{model_name}: confidence must be above 0.5 and below 1")
-        self.logprobs = logprobs not in (False, "false", "False", "0", 0)
+            raise PrerequisiteError(
+                f"tom/{model_name}: -M confidence must be above 0.5 and below 1, not {confidence}"
+            )
+        # -M logprobs=false arrives as False, or as text from some callers.
+        self.logprobs = str(logprobs).lower() not in ("false", "0")
         self.calls = 0
 
     async def generate(
@@ -99,8 +106,10 @@ class FalseBeliefPlayer(ModelAPI):
         other = next(key for key in keys if key != answer)
         said = answer
         if (config.temperature or 0) > 0:
+            # The draw's seed (the solver gives each its own) makes a run reproducible.
             self.calls += 1
-            digest = hashlib.sha256(f"{prompt}:{self.calls}".encode()).hexdigest()
+            draw = self.calls if config.seed is None else config.seed
+            digest = hashlib.sha256(f"{prompt}:{draw}".encode()).hexdigest()
             if random.Random(digest).random() >= self.confidence:
                 said = other
         output = ModelOutput(

@@ -9,6 +9,8 @@ score's metadata (scorers/false_belief.py).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +34,38 @@ PAPER = (
 _REQUIRED = ("score_false_belief_scorer_metadata", "metadata_family")
 
 
-def outcomes(evals: pd.DataFrame, quiet: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+LABEL_DEFAULTS: dict[str, object] = {
+    "seed": 0,
+    "contents": 20,
+    "transfer": 20,
+    "item_file": None,
+    "perturbations": False,
+    "samples": 100,
+    "prefix": True,
+}
+"""The defaults of tasks/false_belief.py's parameters that change what is measured (a
+test checks they agree): a run's label names those that differ."""
+
+
+def run_setting(row: Mapping[Hashable, Any]) -> str:
+    """The part of a run's label that says how the battery was run, so runs of other
+    items, prompts or estimators never merge."""
+    parts = [f"false_belief, estimator={row.get('task_arg_estimator', 'first_word')}"]
+    for name, default in LABEL_DEFAULTS.items():
+        value = row.get(f"task_arg_{name}")
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        if str(value).lower() != str(default).lower():
+            parts.append(f"{name}={value}")
+    return ", ".join(parts)
+
+
+def outcomes(
+    evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per prompt (the 16 and any perturbations) and one per sentence step, each
-    with its run and task. `evals` has the columns `log` and `run`."""
+    with its run, eval and task. `evals` has the columns `log`, `eval_id` and `run`;
+    samples that errored are left out with a warning."""
     if evals.empty:
         return pd.DataFrame(), pd.DataFrame()
     logs = list(evals["log"])
@@ -44,12 +75,15 @@ def outcomes(evals: pd.DataFrame, quiet: bool) -> tuple[pd.DataFrame, pd.DataFra
         raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
     runs = evals.set_index("eval_id")["run"]
     prompts, steps = [], []
+    unscored: dict[str, int] = {}
     for row in frame.to_dict("records"):
         metadata = json_object(row["score_false_belief_scorer_metadata"])
         if not metadata:
+            unscored[runs[row["eval_id"]]] = unscored.get(runs[row["eval_id"]], 0) + 1
             continue
         shared = {
             "run": runs[row["eval_id"]],
+            "eval_id": row["eval_id"],
             "task": row["id"],
             "epoch": row["epoch"],
             "family": row["metadata_family"],
@@ -60,15 +94,21 @@ def outcomes(evals: pd.DataFrame, quiet: bool) -> tuple[pd.DataFrame, pd.DataFra
             steps.append(
                 shared | step | _key_probabilities(step, truth[(step["story"], "reality")])
             )
+    warnings += [
+        f"{run}: {count} task(s) errored or unscored; left out" for run, count in unscored.items()
+    ]
     return pd.DataFrame(prompts), pd.DataFrame(steps)
 
 
 def _key_probabilities(step: dict[str, Any], truth: str) -> dict[str, float | None]:
-    """P(the word for the true state) and P(the other key word) from a step's outcome."""
+    """P(the word for the true state) and P(the other key word) from a step's outcome, as
+    the model gave them (not renormalised over the pair: answers that name neither key
+    lower both, as in the paper's figures)."""
     if step["p_right"] is None:
         return {"p_truth": None, "p_other": None}
     names_truth = step["wrong"] != truth
-    right, wrong = float(step["p_right"]), float(step["p_wrong"])
+    mass = float(step["key_mass"])
+    right, wrong = float(step["p_right"]) * mass, float(step["p_wrong"]) * mass
     return {
         "p_truth": right if names_truth else wrong,
         "p_other": wrong if names_truth else right,
@@ -81,7 +121,7 @@ def summary(prompts: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for run, group in prompts.groupby("run", sort=False):
         standard = group[~group["perturbed"].astype(bool)]
-        tasks = standard.groupby(["task", "epoch"]).agg(
+        tasks = standard.groupby(["eval_id", "task", "epoch"]).agg(
             solved=("correct", "all"), family=("family", "first")
         )
         solved = int(tasks["solved"].sum())
@@ -113,12 +153,15 @@ def summary(prompts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def sentence_curves(steps: pd.DataFrame, run: str, path: Path) -> Path:
+def sentence_curves(steps: pd.DataFrame, run: str, path: Path) -> Path | None:
     """Mean P(key word) after each sentence of the original false-belief stories, per
-    family and prompt: the paper's Figures 1-2, averaged over tasks."""
+    family and prompt: the paper's Figures 1-2, averaged over tasks. None when the run has
+    no probabilities (the `first_word` estimator gives none)."""
     shown = steps[(steps["run"] == run) & ~steps["reversed"].astype(bool)].dropna(
         subset=["p_truth"]
     )
+    if shown.empty:
+        return None
     families = [f for f in ("contents", "transfer") if (shown["family"] == f).any()]
     figure, axes = plt.subplots(len(families), 2, figsize=(10, 3.2 * len(families)), squeeze=False)
     labels = {

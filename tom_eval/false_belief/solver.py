@@ -9,9 +9,11 @@ Estimators (`-T estimator=`):
   log-probabilities of the first answer token, renormalised over the two keys. When the
   provider returns none, or no top token begins either key, the prompt falls back to
   sampling, and says so.
-* `sampling`: K completions at temperature 1 (`-T samples=K`; the paper used 1,000); P(each
-  key word) is the share of first words naming it.
-With a probability, a prompt is right when the key it should name is the more probable one.
+* `sampling`: K completions at temperature 1 (`-T samples=K`; the paper used 1,000), each
+  with its own seed and never from the cache; P(each key word) is the share of first words
+  naming it, renormalised over the two keys (and `key_mass` the share naming either).
+With a probability, a prompt is right when the key it should name is the more probable one
+(`_likely_right`).
 The estimator actually used is recorded with every prompt.
 """
 
@@ -86,39 +88,54 @@ async def _answer(
     """One prompt, estimated as asked; the record of the prompt with the model's answer."""
     wrong = str(prompt["wrong"])
     pair = (next(key for key in keys if key != wrong), wrong)
+    text = str(prompt["prompt"])
     name = f"{prompt['condition']}{' reversed' if prompt['reversed'] else ''}: {prompt['kind']}"
     if "step" in prompt:
         name += f" after sentence {prompt['step']}"
+    used = estimator
     async with span(name):
-        message: list[ChatMessage] = [ChatMessageUser(content=str(prompt["prompt"]))]
+        message: list[ChatMessage] = [ChatMessageUser(content=text)]
         config = GenerateConfig(logprobs=True, top_logprobs=TOP_LOGPROBS)
         output = await model.generate(
             message, config=config if estimator == "logprobs" else GenerateConfig()
         )
         probability = _logprob_estimate(output, pair) if estimator == "logprobs" else None
         if estimator == "sampling" or (estimator == "logprobs" and probability is None):
-            drawn = await collect(
-                *(
-                    model.generate(message, config=GenerateConfig(temperature=1.0))
-                    for _ in range(samples)
-                )
-            )
-            probability = from_samples(
-                [first_word(o.completion, prompt["stem"]) for o in drawn], pair
-            )
-    word = first_word(output.completion, str(prompt["stem"]))
+            used = "sampling"
+            drawn = await collect(*(_sample(model, message, index) for index in range(samples)))
+            probability = from_samples([first_word(o.completion, text) for o in drawn], pair)
+    word = first_word(output.completion, text)
     by_word = correct(word, prompt["expected"], wrong)
     result = prompt | {
         "completion": output.completion,
         "first_word": word,
         "first_word_correct": by_word,
-        "estimator": "first_word" if probability is None else probability.estimator,
+        "estimator": used,
         "p_right": None if probability is None else probability.first,
         "p_wrong": None if probability is None else probability.second,
         "key_mass": None if probability is None else probability.mass,
     }
-    result["correct"] = by_word if probability is None else probability.first > probability.second
+    result["correct"] = by_word if used == "first_word" else _likely_right(prompt, probability)
     return result
+
+
+def _likely_right(prompt: dict[str, Any], probability: KeyProbability | None) -> bool:
+    """Judged by probability: the key the prompt should name is the more probable one.
+    With no right key (a protagonist who cannot read), right when the wrong key is not
+    the likely answer, counting the answers that name neither key. Without any estimate
+    (no key word sampled), right only when no key is wanted."""
+    if probability is None:
+        return prompt["expected"] is None
+    if prompt["expected"] is None:
+        return probability.second * probability.mass < 0.5
+    return probability.first > probability.second
+
+
+async def _sample(model: Model, message: list[ChatMessage], index: int) -> ModelOutput:
+    """One draw at temperature 1, never from the cache, with its own seed (the same for a
+    rerun, where the provider honours seeds; never the same for two draws)."""
+    draw = GenerateConfig(temperature=1.0, seed=index)
+    return await model.generate(message, config=draw, cache=False)
 
 
 def _logprob_estimate(output: ModelOutput, pair: tuple[str, str]) -> KeyProbability | None:
