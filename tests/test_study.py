@@ -34,7 +34,7 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_assignment_balances_reps_across_participants(store: Store) -> None:
-    reps = [store.enrol(f"p{n}", "s", "", REPS, now=n, timeout=HOUR).rep for n in range(7)]
+    reps = [store.enrol(f"p{n}", "s", "", REPS, now=n, timeout=HOUR)[0].rep for n in range(7)]
     assert Counter(reps) == {1: 3, 2: 2, 3: 2}
     assert reps[:3] == [1, 2, 3]
 
@@ -42,24 +42,24 @@ def test_assignment_balances_reps_across_participants(store: Store) -> None:
 def test_each_order_is_shuffled_once_with_its_recorded_seed(store: Store) -> None:
     import random
 
-    people = [store.enrol(f"p{n}", "s", "", {1: list("abcdefgh")}, n, HOUR) for n in range(6)]
+    people = [store.enrol(f"p{n}", "s", "", {1: list("abcdefgh")}, n, HOUR)[0] for n in range(6)]
     for person in people:
         expected = list("abcdefgh")
         random.Random(person.order_seed).shuffle(expected)
         assert list(person.order) == expected
     assert len({person.order for person in people}) > 1
     # Enrolling again returns the same assignment, not a new one.
-    assert store.enrol("p0", "s", "", {1: list("abcdefgh")}, 99, HOUR) == people[0]
+    assert store.enrol("p0", "s", "", {1: list("abcdefgh")}, 99, HOUR) == (people[0], False)
 
 
 def test_abandoned_assignments_go_to_the_next_participant(store: Store) -> None:
-    first = store.enrol("p1", "s", "", REPS, now=0, timeout=HOUR)
+    first, _ = store.enrol("p1", "s", "", REPS, now=0, timeout=HOUR)
     store.enrol("p2", "s", "", REPS, now=1, timeout=HOUR)
     store.enrol("p3", "s", "", REPS, now=2, timeout=HOUR)
     store.touch("p2", now=HOUR)
     store.touch("p3", now=HOUR)
     # p1 has been idle for over an hour: its rep is free again.
-    late = store.enrol("p4", "s", "", REPS, now=HOUR + 10, timeout=HOUR)
+    late, _ = store.enrol("p4", "s", "", REPS, now=HOUR + 10, timeout=HOUR)
     assert late.rep == first.rep
     assert (store.participant("p1") or first).status == "abandoned"
     store.touch("p1", now=HOUR + 20)
@@ -72,7 +72,7 @@ def test_completed_reps_count_before_unfinished_ones(store: Store) -> None:
     store.enrol("p2", "s", "", {1: ["a"], 2: ["b"]}, 2, HOUR)
     store.add_reply("p2", 0, 0, "b", "prompt", "F", 3, last_step=False)
     # One each, but rep 1 is complete and rep 2 is not: rep 2 needs its completion.
-    assert store.enrol("p3", "s", "", {1: ["a"], 2: ["b"]}, 4, HOUR).rep == 2
+    assert store.enrol("p3", "s", "", {1: ["a"], 2: ["b"]}, 4, HOUR)[0].rep == 2
 
 
 def test_replies_persist_across_restarts_and_are_recorded_once(tmp_path: Path) -> None:
@@ -278,7 +278,9 @@ def test_export_needs_a_study_and_a_new_folder(
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
     assert main(["export", str(tmp_path), "--out", str(tmp_path / "full")]) == 2
-    assert "not empty" in capsys.readouterr().err
+    assert "not an empty folder" in capsys.readouterr().err
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "full" / "x")]) == 2
+    assert "not an empty folder" in capsys.readouterr().err
     # Nobody finished: no logs, unless the unfinished are asked for (their finished
     # scenarios only).
     app, design, store = study
@@ -292,3 +294,112 @@ def test_export_needs_a_study_and_a_new_folder(
     [log] = [read_eval_log(str(path)) for path in some.iterdir()]
     assert metadata(log)["status"] == "active"
     assert len(log.samples or []) == 1
+
+
+def test_an_empty_admin_token_never_opens_the_admin_pages(tmp_path: Path) -> None:
+    design = open_design(tmp_path, dict(SHORT))
+    with pytest.raises(InputError, match="non-empty admin token"):
+        create_app(tmp_path, design, StudySettings(admin_token=""))
+    (tmp_path / "admin_token").write_text("")
+    from tom_eval.study.app import read_secret
+
+    with pytest.raises(InputError, match="is empty"):
+        read_secret(tmp_path / "admin_token", b"fresh")
+    app = create_app(tmp_path, design, StudySettings(admin_token="secret"))
+    assert app.test_client().get("/admin/status?token=").status_code == 403
+
+
+def test_secrets_are_made_once_and_kept(tmp_path: Path) -> None:
+    from tom_eval.study.app import read_secret
+
+    first = read_secret(tmp_path / "key", b"one")
+    assert read_secret(tmp_path / "key", b"two") == first == b"one"
+    assert (tmp_path / "key").stat().st_mode & 0o777 == 0o600
+    assert [path.name for path in tmp_path.iterdir()] == ["key"]
+
+
+def test_browsers_starting_one_new_id_at_once_cannot_both_own_it(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    app, _, _ = study
+
+    def start_as(session_id: str) -> int:
+        client = app.test_client()
+        form = {"participant": "same", "study_id": "s1", "session_id": session_id}
+        client.post("/start", data=form)
+        return client.get("/play").status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        codes = list(pool.map(start_as, [f"x{n}" for n in range(8)]))
+    assert sorted(codes) == [200] + [403] * 7
+
+
+def test_forms_posted_from_another_site_are_refused(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    app, _, store = study
+    client = app.test_client()
+    form = {"participant": "p1", "study_id": "s1"}
+    evil = {"Origin": "https://evil.example"}
+    assert client.post("/start", data=form, headers=evil).status_code == 403
+    fetch = {"Sec-Fetch-Site": "cross-site"}
+    assert client.post("/start", data=form, headers=fetch).status_code == 403
+    assert store.participant("p1") is None
+    own = {"Origin": "http://localhost"}
+    assert client.post("/start", data=form, headers=own).status_code == 302
+
+
+def test_the_answer_page_shows_the_chosen_option_in_full(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    app, design, store = study
+    client = start(app, "p1")
+    while (person := store.participant("p1")) and (
+        step := next_step(design, person, store.replies("p1"))
+    ):
+        if step.step == 1:
+            page = client.get("/play").get_data(as_text=True)
+            chosen = re.search(r'id="chosen">([^<]+)<', page)
+            assert chosen is not None and re.fullmatch(r"[A-Z]\) \S.*", chosen.group(1))
+            return
+        conversation = [("user", step.prompt)]
+        reply = respond("oracle", conversation, 0)
+        client.post("/play", data={"position": str(step.position), "step": "0", "reply": reply})
+    pytest.fail("no scenario in the study has an answer step")
+
+
+def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
+    study: tuple[Flask, StudyDesign, Store], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    app, design, store = study
+    play_out(start(app, "p1"), design, store, "p1", "oracle")
+    play_out(start(app, "p2"), design, store, "p2", "oracle")
+    with sqlite3.connect(tmp_path / "study.sqlite") as db:
+        db.execute("UPDATE replies SET prompt = 'edited' WHERE participant = 'p2'")
+    out = tmp_path / "logs"
+    assert main(["export", str(tmp_path), "--out", str(out)]) == 2
+    assert "the replay failed for p2" in capsys.readouterr().err
+    [good] = [read_eval_log(str(path)) for path in out.glob("*.eval")]
+    assert metadata(good)["participant"] == "p1"
+    [bad] = [read_eval_log(str(path)) for path in (out / "failed").glob("*.eval")]
+    assert bad.status == "error" and metadata(bad)["participant"] == "p2"
+
+
+def test_a_second_export_does_not_count_anyone_twice(
+    study: tuple[Flask, StudyDesign, Store], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app, design, store = study
+    play_out(start(app, "p1"), design, store, "p1", "oracle")
+    export(tmp_path, tmp_path / "first")
+    export(tmp_path, tmp_path / "second")
+    report = tmp_path / "report"
+    assert (
+        main(["report", str(tmp_path / "first"), str(tmp_path / "second"), "--out", str(report)])
+        == 0
+    )
+    assert "an older log of participant p1; skipped" in capsys.readouterr().err
+    assert "| human:p1 [default] (choice) | 3 |" in (report / "report.md").read_text()

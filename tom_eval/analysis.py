@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,6 +137,7 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
             pd.DataFrame(), pd.DataFrame(), warnings, false_belief=prompts, false_belief_steps=steps
         )
     _add_reasoning(evals)
+    evals = _newest_per_participant(evals, warnings)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
@@ -171,6 +172,20 @@ def _false_belief(
     setting = pd.Series([run_setting(row) for row in evals.to_dict("records")], index=evals.index)
     evals["run"] = _run_labels(evals, setting)
     return outcomes(evals, warnings, quiet)
+
+
+def _newest_per_participant(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """A study exported twice holds each person twice: only their newest log counts."""
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    person = pd.Series(
+        [json_object(entry).get("participant") for entry in metadata], index=evals.index
+    )
+    human = (evals["model"] == HUMAN) & person.notna()
+    newest = evals[human].assign(person=person[human]).sort_values("created")
+    older = newest.duplicated("person", keep="last")
+    for log, who in zip(newest.loc[older, "log"], newest.loc[older, "person"], strict=True):
+        warnings.append(f"{log}: an older log of participant {who}; skipped")
+    return evals.drop(index=newest.index[older])
 
 
 def _label_people(evals: pd.DataFrame) -> None:
@@ -278,7 +293,7 @@ def _games(
     return games, pd.DataFrame(turns, columns=[*_A_TURN_COLUMNS, *A_TURN_KEYS])
 
 
-def _game_label(row: dict[str, Any]) -> str:
+def _game_label(row: Mapping[Hashable, Any]) -> str:
     """The response format, plus any game-changing task argument that is set."""
     changes = [
         f"{name}={row[f'task_arg_{name}']}"

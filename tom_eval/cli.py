@@ -102,18 +102,27 @@ def _serve(args: argparse.Namespace) -> int:
 
     from waitress.server import create_server
 
-    from tom_eval.study.app import StudySettings, create_app, write_once
+    from tom_eval.study.app import StudySettings, create_app, read_secret
     from tom_eval.study.design import TASK_DEFAULTS, open_design
 
     given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
     if "scenario_file" in given:
         given["scenario_file"] = str(Path(given["scenario_file"]).resolve())
     design = open_design(args.data_dir, given)
+    if args.timeout_minutes <= 0:
+        raise InputError(f"serve: --timeout-minutes must be positive, not {args.timeout_minutes}")
+    if args.completion_url:
+        try:
+            args.completion_url.format(code=args.completion_code)
+        except (KeyError, IndexError, ValueError):
+            raise InputError(
+                f"serve: --completion-url may hold {{code}} and no other braces: "
+                f"{args.completion_url}"
+            ) from None
     token = args.admin_token or os.environ.get("TOM_EVAL_ADMIN_TOKEN") or ""
     token_file = args.data_dir / "admin_token"
     if not token:
-        write_once(token_file, secrets.token_urlsafe(24).encode())
-        token = token_file.read_text().strip()
+        token = read_secret(token_file, secrets.token_urlsafe(24).encode()).decode()
     settings = StudySettings(
         admin_token=token,
         completion_code=args.completion_code,

@@ -24,16 +24,19 @@ import secrets
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from flask import Flask, Response, abort, redirect, render_template, request, session, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from tom_eval.errors import InputError
 from tom_eval.human import RULES_END, STUDY_SENTENCE
 from tom_eval.prompts import rules_text, scenario_text
 from tom_eval.study.design import StudyDesign
@@ -84,6 +87,15 @@ def next_step(design: StudyDesign, participant: Participant, replies: list[Reply
     return None
 
 
+def _chosen(trial: Trial) -> str:
+    """The participant's move as they chose it: the option's whole line, or what they typed."""
+    raw = trial.raw_action or ""
+    letters = [chr(ord("A") + index) for index in range(len(trial.options))]
+    if raw in letters:
+        return f"{raw}) {trial.options[letters.index(raw)]}"
+    return raw
+
+
 def _check_ids(participant: str, study_id: str, session_id: str) -> None:
     """The participant id is required; the study and session ids may be empty."""
     ids = (participant, study_id or "-", session_id or "-")
@@ -93,23 +105,32 @@ def _check_ids(participant: str, study_id: str, session_id: str) -> None:
 
 def secret_key(data_dir: Path) -> bytes:
     """The cookie-signing key, kept so that cookies survive a restart."""
-    path = data_dir / SECRET_FILE
-    write_once(path, secrets.token_bytes(32))
-    return path.read_bytes()
+    return read_secret(data_dir / SECRET_FILE, secrets.token_bytes(32))
 
 
-def write_once(path: Path, secret: bytes) -> None:
-    """Create a secret file readable by its owner only; if it exists (or another server
-    just created it), keep it: every server on a data directory must share its secrets."""
-    try:
-        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        return
-    with os.fdopen(handle, "wb") as file:
-        file.write(secret)
+def read_secret(path: Path, fresh: bytes) -> bytes:
+    """A secret file, created with `fresh` if absent, readable by its owner only. It is
+    written aside and linked into place, so a second server starting at the same moment
+    reads a whole secret, never a half-written one; an empty file is refused."""
+    if not path.exists():
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(handle, "wb") as file:
+            file.write(fresh)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another server made it first: every server shares that one
+        finally:
+            os.unlink(temporary)
+    secret = path.read_bytes().strip()
+    if not secret:
+        raise InputError(f"{path}: is empty; delete it to have a new secret made")
+    return secret
 
 
 def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> Flask:
+    if not settings.admin_token:
+        raise InputError("the study needs a non-empty admin token")
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=secret_key(data_dir),
@@ -119,6 +140,7 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
     )
     store = Store(data_dir)
     total = {rep: len(ids) for rep, ids in design.reps.items()}
+    exporting = threading.Lock()
 
     def current() -> Participant:
         """The participant this browser belongs to, or 403."""
@@ -131,12 +153,23 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
         def guarded() -> Any:
             given = request.headers.get("Authorization", "").removeprefix("Bearer ")
             given = given or request.args.get("token", "")
-            if not hmac.compare_digest(given.encode(), settings.admin_token.encode()):
+            if not given or not hmac.compare_digest(given.encode(), settings.admin_token.encode()):
                 abort(403, "A valid admin token is required.")
             return view()
 
         guarded.__name__ = view.__name__
         return guarded
+
+    @app.before_request
+    def same_site_posts_only() -> None:
+        """A form may only be posted from the study's own pages: another site's page must
+        not start a session in a participant's browser (login CSRF)."""
+        if request.method != "POST":
+            return
+        origin = request.headers.get("Origin")
+        cross = request.headers.get("Sec-Fetch-Site") == "cross-site"
+        if cross or (origin and urlparse(origin).netloc != request.host):
+            abort(403, "Forms of this study can only be sent from its own pages.")
 
     @app.get("/")
     def landing() -> str:
@@ -162,13 +195,14 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
         study_id = request.form.get("study_id", "")
         session_id = request.form.get("session_id", "")
         _check_ids(participant, study_id, session_id)
-        known = store.participant(participant)
-        if known is not None and not _may_resume(known, study_id, session_id):
-            abort(403, "This participant id is already in use in another browser.")
         now = time.time()
-        known = known or store.enrol(
+        # One transaction finds or creates the participant, so two browsers starting one
+        # new id at once cannot both own it: only the creator skips the resume check.
+        known, created = store.enrol(
             participant, study_id, session_id, design.reps, now, settings.timeout_minutes * 60
         )
+        if not created and not _may_resume(known, study_id, session_id):
+            abort(403, "This participant id is already in use in another browser.")
         store.touch(participant, now)
         session.clear()
         session.update(participant=participant, browser=known.browser)
@@ -248,7 +282,7 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
             rules=rules,
             story=story,
             step=step,
-            chosen=None if step.step == 0 else step.trial.raw_action,
+            chosen=None if step.step == 0 else _chosen(step.trial),
             options=options,
             request_text=request_text if step.step == 0 else step.prompt,
             problem=problem,
@@ -285,10 +319,20 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
     @admin
     def export() -> Response:
         """Every completed participant's Inspect log, in a zip. The eval runs in its own
-        process: Inspect's event loop does not belong in a server thread."""
+        process: Inspect's event loop does not belong in a server thread. One export at a
+        time; another request meanwhile gets 409."""
+        if not exporting.acquire(blocking=False):
+            abort(409, "An export is already running; try again when it has finished.")
+        try:
+            return _export_zip()
+        finally:
+            exporting.release()
+
+    def _export_zip() -> Response:
         with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "logs"
             run = subprocess.run(
-                [sys.executable, "-m", "tom_eval.cli", "export", str(data_dir), "--out", folder],
+                [sys.executable, "-m", "tom_eval.cli", "export", str(data_dir), "--out", str(out)],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -297,7 +341,7 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
                 abort(500, f"export failed: {run.stderr.strip()[-500:]}")
             buffer = io.BytesIO()
             with zipfile.ZipFile(buffer, "w") as archive:
-                for path in sorted(Path(folder).iterdir()):
+                for path in sorted(out.iterdir()):
                     archive.write(path, path.name)
         return Response(
             buffer.getvalue(),

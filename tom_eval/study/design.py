@@ -122,7 +122,7 @@ def open_design(data_dir: Path, given: dict[str, Any]) -> StudyDesign:
     if not design.samples:
         raise InputError(f"{data_dir}: the study's parameters select no scenario")
     if saved is None:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         design.save(data_dir)
     return design
 

@@ -132,17 +132,18 @@ class Store:
         reps: Mapping[int, Sequence[str]],
         now: float,
         timeout: float,
-    ) -> Participant:
-        """A new participant's assignment: the rep with the fewest participants who have
-        completed it or are still on it, after releasing those idle for over `timeout`
-        seconds (ties: fewer completions, then the lower rep). Its samples are shuffled
-        once with a recorded seed."""
+    ) -> tuple[Participant, bool]:
+        """The participant, and whether this call created them. A new participant's
+        assignment: the rep with the fewest participants who have completed it or are
+        still on it, after releasing those idle for over `timeout` seconds (ties: fewer
+        completions, then the lower rep). Its samples are shuffled once with a recorded
+        seed."""
         if not valid_participant_id(participant):
             raise InputError(f"participant id '{participant}' is not letters, digits, - or _")
         with self._transaction() as db:
             existing = _participant(db, participant)
             if existing is not None:
-                return existing
+                return existing, False
             db.execute(
                 "UPDATE participants SET status = 'abandoned' "
                 "WHERE status = 'active' AND last_seen < ?",
@@ -176,7 +177,7 @@ class Store:
             )
             created = _participant(db, participant)
         assert created is not None
-        return created
+        return created, True
 
     def touch(self, participant: str, now: float) -> None:
         """The participant is here: an abandoned assignment becomes theirs again."""
