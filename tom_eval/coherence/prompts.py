@@ -290,12 +290,16 @@ def parse_answer(item: Item, document: Mapping[str, object]) -> str:
 def fields_distribution(
     item: Item, field_distributions: Mapping[str, Mapping[str, float]]
 ) -> dict[str, float]:
-    """A distribution over the item's answers from one distribution per field, treating
-    the fields as independent (as the paper does): each answer weighs the product of its
+    """A distribution over the item's answers from one distribution per field (what the
+    paper reads), treating the fields as independent: each answer weighs the product of its
     fields' probabilities, renormalised over the item's answers, so configurations outside
     them (disliking both kinds) drop out and the fields need not be normalised first. A
     value a field's distribution omits has probability 0. Raises ValueError when every
-    answer has weight 0."""
+    answer has weight 0.
+
+    Read from one generation's logprobs, a later field's distribution is conditional on the
+    values generated before it, so the product is an approximation; scoring every complete
+    answer (`answer_fields` gives each one's values) is exact."""
     weights = {}
     for answer in answers(item):
         weight = 1.0

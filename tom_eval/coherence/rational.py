@@ -120,16 +120,17 @@ def infer(
     item: Item, model: ForwardModel, prior: Mapping[str, float] | None = None
 ) -> dict[str, float]:
     """The exact posterior over an inference item's answers given its observed action,
-    under `model` (any forward model). `prior` weighs each of the item's answers (it need
-    not sum to 1; keys of other items are ignored); None is uniform. A forward distribution
+    under `model` (any forward model). `prior` weighs each of the item's answers (weights
+    need not sum to 1; keys of other items are ignored); None is uniform. A forward distribution
     that omits the observed action gives it probability 0.
 
     Raises KeyError when `model` lacks an action-prediction item the inversion needs, and
-    ValueError when `prior` lacks one of the item's answers; `Unexplained` when every
-    answer's weight is 0."""
+    ValueError when `prior` lacks one of the item's answers or weighs it below 0;
+    `Unexplained` when every answer's weight is 0."""
+    action = _action(item)
     weights = {}
     for answer in answers(item):
-        likelihood = model[forward_item(item, answer).item_id].get(_action(item), 0.0)
+        likelihood = model[forward_item(item, answer).item_id].get(action, 0.0)
         weights[answer] = likelihood * _prior_weight(prior, answer, item)
     total = fsum(weights.values())
     if total <= 0:
@@ -148,6 +149,8 @@ def _prior_weight(prior: Mapping[str, float] | None, answer: str, item: Item) ->
         return 1.0
     if answer not in prior:
         raise ValueError(f"the prior gives no weight to {answer} (of {item.item_id})")
+    if prior[answer] < 0:
+        raise ValueError(f"the prior weighs {answer} below 0")
     return prior[answer]
 
 

@@ -151,24 +151,27 @@ def actions(domain: Domain) -> Pair:
 def items(domain: Domain, task: Task) -> tuple[Item, ...]:
     """Every item of a task, in an order shared by both domains (so the isomorphism maps
     the n-th item of one onto the n-th of the other)."""
-    beliefs, desires = belief_configurations(domain), desire_configurations()
-    states, moves = state_configurations(domain), actions(domain)
+    all_beliefs, all_desires = belief_configurations(domain), desire_configurations()
+    all_states, all_actions = state_configurations(domain), actions(domain)
     if task == "AP":
         return tuple(
-            Item(domain, task, s, beliefs=b, desires=d)
-            for b, d, s in product(beliefs, desires, states)
+            Item(domain, task, states, beliefs=beliefs, desires=desires)
+            for beliefs, desires, states in product(all_beliefs, all_desires, all_states)
         )
     if task == "DI":
         return tuple(
-            Item(domain, task, s, beliefs=b, action=a)
-            for b, s, a in product(beliefs, states, moves)
+            Item(domain, task, states, beliefs=beliefs, action=action)
+            for beliefs, states, action in product(all_beliefs, all_states, all_actions)
         )
     if task == "BI":
         return tuple(
-            Item(domain, task, s, desires=d, action=a)
-            for d, s, a in product(desires, states, moves)
+            Item(domain, task, states, desires=desires, action=action)
+            for desires, states, action in product(all_desires, all_states, all_actions)
         )
-    return tuple(Item(domain, task, s, action=a) for s, a in product(states, moves))
+    return tuple(
+        Item(domain, task, states, action=action)
+        for states, action in product(all_states, all_actions)
+    )
 
 
 @cache
@@ -207,9 +210,11 @@ def answers(item: Item) -> tuple[str, ...]:
     slowest in BDI)."""
     if item.task == "AP":
         return actions(item.domain)
-    beliefs = belief_configurations(item.domain) if item.task in ("BI", "BDI") else (None,)
-    desires = desire_configurations() if item.task in ("DI", "BDI") else (None,)
-    return tuple(mental_state_key(b, d) for b, d in product(beliefs, desires))
+    all_beliefs = belief_configurations(item.domain) if item.task in ("BI", "BDI") else (None,)
+    all_desires = desire_configurations() if item.task in ("DI", "BDI") else (None,)
+    return tuple(
+        mental_state_key(beliefs, desires) for beliefs, desires in product(all_beliefs, all_desires)
+    )
 
 
 def forward_item(item: Item, answer: str) -> Item:
