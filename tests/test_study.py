@@ -68,17 +68,18 @@ def test_abandoned_assignments_go_to_the_next_participant(store: Store) -> None:
 
 def test_completed_reps_count_before_unfinished_ones(store: Store) -> None:
     store.enrol("p1", "s", "", {1: ["a"], 2: ["b"]}, 0, HOUR)
-    store.add_reply("p1", 0, 0, "a", "prompt", "F", 1, last_step=True)
+    store.add_reply("p1", 0, 0, "a", "prompt", "story", "F", 1, last_step=True)
     store.enrol("p2", "s", "", {1: ["a"], 2: ["b"]}, 2, HOUR)
-    store.add_reply("p2", 0, 0, "b", "prompt", "F", 3, last_step=False)
+    store.add_reply("p2", 0, 0, "b", "prompt", "story", "F", 3, last_step=False)
     # One each, but rep 1 is complete and rep 2 is not: rep 2 needs its completion.
     assert store.enrol("p3", "s", "", {1: ["a"], 2: ["b"]}, 4, HOUR)[0].rep == 2
 
 
 def test_replies_persist_across_restarts_and_are_recorded_once(tmp_path: Path) -> None:
     Store(tmp_path).enrol("p1", "s", "x", REPS, 0, HOUR)
-    assert Store(tmp_path).add_reply("p1", 0, 0, "a", "shown text", "C", 5, last_step=False)
-    assert not Store(tmp_path).add_reply("p1", 0, 0, "a", "shown text", "D", 6, last_step=False)
+    store = Store(tmp_path)
+    assert store.add_reply("p1", 0, 0, "a", "shown text", "digest", "C", 5, last_step=False)
+    assert not store.add_reply("p1", 0, 0, "a", "shown text", "digest", "D", 6, last_step=False)
     [reply] = Store(tmp_path).replies("p1")
     assert (reply.reply, reply.prompt, reply.seconds) == ("C", "shown text", 5)
 
@@ -379,7 +380,8 @@ def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
     play_out(start(app, "p1"), design, store, "p1", "oracle")
     play_out(start(app, "p2"), design, store, "p2", "oracle")
     with sqlite3.connect(tmp_path / "study.sqlite") as db:
-        db.execute("UPDATE replies SET prompt = 'edited' WHERE participant = 'p2'")
+        # The scenario behind p2's first reply changed where no prompt shows it.
+        db.execute("UPDATE replies SET story = 'other' WHERE participant = 'p2' AND position = 0")
     out = tmp_path / "logs"
     assert main(["export", str(tmp_path), "--out", str(out)]) == 2
     assert "the replay failed for p2" in capsys.readouterr().err

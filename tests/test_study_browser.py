@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
 
 from conftest import ROOT
@@ -156,7 +157,17 @@ def click_through(driver: webdriver.Chrome, element_id: str) -> None:
     """Click a button and wait for the page it leads to."""
     button = driver.find_element(By.ID, element_id)
     button.click()
-    WebDriverWait(driver, WAIT).until(staleness_of(button))
+    WebDriverWait(driver, WAIT).until(lambda _: gone(button))
+
+
+def gone(element: WebElement) -> bool:
+    """Whether an element left the document: Selenium's `staleness_of` misses the form
+    in which Chromium sometimes says so ("Node ... does not belong to the document")."""
+    try:
+        element.is_enabled()
+    except WebDriverException:
+        return True
+    return False
 
 
 def study_link(url: str, participant: str, session_id: str) -> str:
@@ -173,6 +184,8 @@ class Participant:
     prompt: str = ""
     """The first prompt of the current scenario, rebuilt from its action page."""
     replies: dict[str, list[str]] = field(default_factory=dict)
+    answer_pages: dict[str, str] = field(default_factory=dict)
+    """The answer page's request, by the scenario's first prompt."""
     """What was submitted, by each scenario's first prompt."""
     pages: list[int] = field(default_factory=list)
     """The scenario number of each page answered."""
@@ -204,15 +217,14 @@ class Participant:
             self.replies[self.prompt] = [reply]
         else:
             [action] = self.replies[self.prompt]
-            assert text(self.driver, "chosen") == action
-            conversation = [
-                ("user", self.prompt),
-                ("assistant", action),
-                ("user", text(self.driver, "request")),
-            ]
+            # The answer page shows the chosen option's whole line.
+            assert text(self.driver, "chosen").startswith(f"{action}) ")
+            asked = text(self.driver, "request")
+            conversation = [("user", self.prompt), ("assistant", action), ("user", asked)]
             reply = respond(self.policy, conversation, 0)
             self.driver.find_element(By.ID, "reply").send_keys(reply)
             self.replies[self.prompt].append(reply)
+            self.answer_pages[self.prompt] = asked
         click_through(self.driver, "submit")
 
 
@@ -309,6 +321,9 @@ def check_log(log: EvalLog, person: Participant) -> None:
     for sample in samples:
         assert sample.error is None
         user = [message.text for message in sample.messages if message.role == "user"]
+        if user[0] in person.answer_pages:
+            # The answer page showed the log's second message, word for word.
+            assert user[1] == person.answer_pages[user[0]]
         shown[user[0]] = [
             message.text for message in sample.messages if message.role == "assistant"
         ]

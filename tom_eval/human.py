@@ -7,7 +7,8 @@ through the same task, solver and scorer, and a human result is just another Ins
   the scenarios come one at a time (each screen is whole on its own regardless).
 * With `-M answers=FILE` it replays what a participant of the web study (`tom-eval serve`)
   typed, for `tom-eval export`: each reply is found by sample, epoch and step, and the text
-  the task asks now must be the text the participant was shown, or the sample fails. So a
+  the task asks now must be the text the participant was shown, and the scenario behind it
+  the same (`story_digest`), or the sample fails. So a
   log can never score a reply against a scenario other than the one on the screen.
 
 Human replies carry zero token usage (nothing to count; no tokenizer download).
@@ -15,6 +16,7 @@ Human replies carry zero token usage (nothing to count; no tokenizer download).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -116,10 +118,11 @@ class HumanPlayer(ModelAPI):
         recorded = self.replies.get(key)
         if recorded is None:
             raise RuntimeError(f"tom/human: the participant gave no reply for {key}")
-        if recorded["prompt"] != input[-1].text:
+        story = story_digest((active.sample.metadata or {}).get("story"))
+        if recorded["prompt"] != input[-1].text or recorded["story"] != story:
             raise RuntimeError(
                 f"tom/human: sample {key[0]} step {step} differs from what the participant "
-                "was shown (were the study's task parameters changed?)"
+                "was shown (were the study's task parameters or scenario file changed?)"
             )
         seconds = recorded.get("seconds")
         return str(recorded["reply"]), None if seconds is None else float(seconds)
@@ -129,6 +132,12 @@ class HumanPlayer(ModelAPI):
 
     async def count_text_tokens(self, text: str) -> int:
         return 0
+
+
+def story_digest(story: object) -> str:
+    """A digest of a sample's whole scenario: the prompt shows only what A saw, so a
+    scenario changed in what A did not see would otherwise replay unnoticed."""
+    return hashlib.sha256(json.dumps(story, sort_keys=True).encode()).hexdigest()
 
 
 def read_replies(path: Path) -> dict[tuple[str, int, int], dict[str, Any]]:

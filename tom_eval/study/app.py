@@ -37,7 +37,7 @@ from flask import Flask, Response, abort, redirect, render_template, request, se
 from werkzeug.wrappers import Response as BaseResponse
 
 from tom_eval.errors import InputError
-from tom_eval.human import RULES_END, STUDY_SENTENCE
+from tom_eval.human import RULES_END, STUDY_SENTENCE, story_digest
 from tom_eval.prompts import rules_text, scenario_text
 from tom_eval.study.design import StudyDesign
 from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
@@ -255,6 +255,7 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
             step.step,
             step.sample_id,
             step.prompt,
+            story_digest((design.samples[step.sample_id].metadata or {})["story"]),
             text,
             time.time(),
             last_step=last,

@@ -70,6 +70,7 @@ def _export_one(
             "step": reply.step,
             "position": reply.position,
             "prompt": reply.prompt,
+            "story": reply.story,
             "reply": reply.reply,
             "seconds": round(reply.seconds, 3),
         }

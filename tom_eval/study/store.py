@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS replies (
     step INTEGER NOT NULL,
     sample_id TEXT NOT NULL,
     prompt TEXT NOT NULL,
+    story TEXT NOT NULL,
     reply TEXT NOT NULL,
     answered REAL NOT NULL,
     seconds REAL NOT NULL,
@@ -80,6 +81,8 @@ class Reply:
     sample_id: str
     prompt: str
     """The text the participant was shown for this step (what the task asks a model)."""
+    story: str
+    """A digest of the whole scenario behind it, unseen events included (`story_digest`)."""
     reply: str
     answered: float
     seconds: float
@@ -201,6 +204,7 @@ class Store:
                 row["step"],
                 row["sample_id"],
                 row["prompt"],
+                row["story"],
                 row["reply"],
                 row["answered"],
                 row["seconds"],
@@ -215,6 +219,7 @@ class Store:
         step: int,
         sample_id: str,
         prompt: str,
+        story: str,
         reply: str,
         now: float,
         last_step: bool,
@@ -231,8 +236,18 @@ class Store:
             since = previous if previous is not None else known.started
             try:
                 db.execute(
-                    "INSERT INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (participant, position, step, sample_id, prompt, reply, now, now - since),
+                    "INSERT INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        participant,
+                        position,
+                        step,
+                        sample_id,
+                        prompt,
+                        story,
+                        reply,
+                        now,
+                        now - since,
+                    ),
                 )
             except sqlite3.IntegrityError:
                 return False
