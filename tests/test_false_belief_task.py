@@ -292,3 +292,35 @@ def test_sentence_steps_without_probabilities_are_said_not_drawn(tmp_path: Path)
     report = (tmp_path / "out" / "report.md").read_text()
     assert "sentence by sentence without probabilities" in report
     assert not list((tmp_path / "out").glob("sentences_*.png"))
+
+
+def test_scripted_logprobs_naming_the_keys_are_read(tmp_path: Path) -> None:
+    from tom_eval.false_belief.generation import generate_items
+
+    [item] = generate_items(contents=1, transfer=0)
+    first, second = item.key_words
+
+    def output(
+        input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
+    ) -> ModelOutput:
+        result = ModelOutput.from_content("mockllm/model", f" {first}.")
+        result.usage = ModelUsage(input_tokens=10, output_tokens=2, total_tokens=12)
+        top = [
+            TopLogprob(token=f" {first.split()[0]}", logprob=math.log(0.6)),
+            TopLogprob(token=f" {second.split()[0]}", logprob=math.log(0.3)),
+            TopLogprob(token=" the", logprob=math.log(0.1)),
+        ]
+        result.choices[0].logprobs = Logprobs(
+            content=[Logprob(token=top[0].token, logprob=top[0].logprob, top_logprobs=top)]
+        )
+        return result
+
+    model = get_model("mockllm/model", custom_outputs=output)
+    log = run(tmp_path, model, estimator="logprobs", contents=1, transfer=0)
+    answered = completions(log)
+    assert {c["estimator"] for c in answered} == {"logprobs"}
+    for c in answered:
+        names_first = c["expected"] == first
+        assert math.isclose(c["p_right"], 2 / 3 if names_first else 1 / 3)
+        assert math.isclose(c["key_mass"], 0.9)
+        assert c["correct"] == names_first
