@@ -38,6 +38,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from tom_eval.errors import InputError
 from tom_eval.human import RULES_END, STUDY_SENTENCE, story_digest
+from tom_eval.parsing import option_letter
 from tom_eval.prompts import rules_text, scenario_text
 from tom_eval.study.design import StudyDesign
 from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
@@ -90,7 +91,7 @@ def next_step(design: StudyDesign, participant: Participant, replies: list[Reply
 def _chosen(trial: Trial) -> str:
     """The participant's move as they chose it: the option's whole line, or what they typed."""
     raw = trial.raw_action or ""
-    letters = [chr(ord("A") + index) for index in range(len(trial.options))]
+    letters = [option_letter(index) for index in range(len(trial.options))]
     if raw in letters:
         return f"{raw}) {trial.options[letters.index(raw)]}"
     return raw
