@@ -19,11 +19,12 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from tom_eval.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.errors import InputError
 from tom_eval.generation import Generated
+from tom_eval.json_fields import JsonFields
 from tom_eval.oracle import Solution
 from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow
 from tom_eval.world import CHARACTERS, CONTAINERS, NOTHING, Enter, Event, Leave, Move, Put, Scenario
@@ -190,13 +191,13 @@ def _check_unique_keys(path: Path, records: list[ScenarioRecord]) -> None:
 
 
 def _our_record(where: str, data: Any) -> ScenarioRecord:
-    fields = _Fields(where, data)
+    fields = JsonFields(where, data)
     key = fields.text("key")
     where = f"{where} (scenario {key})"
-    fields = _Fields(where, data)
+    fields = JsonFields(where, data)
     extra = fields.choice("extra", EXTRAS)
     scenario = read_story_fields(data, where)
-    labels = _Fields(f"{where} labels", fields.mapping("labels"))
+    labels = JsonFields(f"{where} labels", fields.mapping("labels"))
     return ScenarioRecord(
         key=key,
         scenario=scenario,
@@ -218,7 +219,7 @@ def _asked(
     spec_id: int,
     extra: str,
     answerer_role: str,
-    labels: _Fields,
+    labels: JsonFields,
     label_names: tuple[str, str, str],
     action: str,
 ) -> SpecRow:
@@ -251,7 +252,7 @@ _DERIVED = (
 
 def read_story_fields(data: Any, where: str) -> Scenario:
     """The story part of a tom-eval scenario (see `story_fields`); InputError if malformed."""
-    fields = _Fields(where, data)
+    fields = JsonFields(where, data)
     return _scenario(
         fields,
         containers=tuple(fields.texts("containers")),
@@ -265,7 +266,7 @@ def read_story_fields(data: Any, where: str) -> Scenario:
 
 
 def _our_event(where: str, index: int, data: Any) -> Event:
-    fields = _Fields(f"{where} event {index + 1}", data)
+    fields = JsonFields(f"{where} event {index + 1}", data)
     kind = fields.choice("type", ("put", "move", "leave", "enter"))
     actor = fields.text("actor")
     if kind == "put":
@@ -276,7 +277,7 @@ def _our_event(where: str, index: int, data: Any) -> Event:
 
 
 def _scenario(
-    fields: _Fields,
+    fields: JsonFields,
     containers: tuple[str, ...],
     present: list[str],
     events: list[Event],
@@ -301,7 +302,7 @@ _REFERENCE_ANSWER_ROLES = {"A": "Self", "B": "Teammate", "C": "Opponent", "D": "
 
 
 def _read_reference(path: Path, data: Any) -> list[ScenarioRecord]:
-    top = _Fields(str(path), data)
+    top = JsonFields(str(path), data)
     scenarios = top.array("scenarios")
     if not scenarios:
         raise InputError(f"{path}: 'scenarios' is empty")
@@ -311,7 +312,7 @@ def _read_reference(path: Path, data: Any) -> list[ScenarioRecord]:
 
 
 def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
-    fields = _Fields(f"{path} scenario {index + 1}", data)
+    fields = JsonFields(f"{path} scenario {index + 1}", data)
     id_text = fields.text("id")
     if not id_text.isdigit():
         fields.fail(f"'id' must be a number, got {id_text!r}")
@@ -319,7 +320,7 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
     extra = fields.choice("extra", EXTRAS)
     rep = fields.integer("rep")
     key = f"{spec_id}-{extra}-r{rep}"
-    fields = _Fields(f"{path} scenario {index + 1} ({key})", data)
+    fields = JsonFields(f"{path} scenario {index + 1} ({key})", data)
     answerer = fields.choice("who_answers", tuple(_REFERENCE_ANSWER_ROLES))
     events = [
         _reference_event(fields, number, event)
@@ -333,7 +334,7 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
         question=fields.text("question_container"),
         answerer=answerer,
     )
-    transitions = _Fields(
+    transitions = JsonFields(
         f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions")
     )
     return ScenarioRecord(
@@ -356,8 +357,8 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
     )
 
 
-def _reference_event(fields: _Fields, number: int, data: Any) -> Event:
-    event = _Fields(f"{fields.where} event {number}", data)
+def _reference_event(fields: JsonFields, number: int, data: Any) -> Event:
+    event = JsonFields(f"{fields.where} event {number}", data)
     kind = event.choice("event_type", ("put", "move", "leave", "enter", "remove"))
     actor = event.text("character")
     if kind == "put":
@@ -369,57 +370,3 @@ def _reference_event(fields: _Fields, number: int, data: Any) -> Event:
     if kind == "remove":
         event.fail("remove events are not part of the game (TOM_GAME.md section 2)")
     return Leave(actor) if kind == "leave" else Enter(actor)
-
-
-class _Fields:
-    """Typed access to a JSON object, failing with one line that names the place."""
-
-    def __init__(self, where: str, data: Any) -> None:
-        self.where = where
-        if not isinstance(data, dict):
-            self.fail(f"expected an object, got {type(data).__name__}")
-        self.data: dict[str, Any] = data
-
-    def fail(self, problem: str) -> NoReturn:
-        raise InputError(f"{self.where}: {problem}")
-
-    def _get(self, name: str) -> Any:
-        if name not in self.data:
-            self.fail(f"missing '{name}'")
-        return self.data[name]
-
-    def text(self, name: str) -> str:
-        value = self._get(name)
-        if not isinstance(value, str) or not value:
-            self.fail(f"'{name}' must be a non-empty string, got {value!r}")
-        return value
-
-    def integer(self, name: str) -> int:
-        value = self._get(name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            self.fail(f"'{name}' must be an integer, got {value!r}")
-        return value
-
-    def choice(self, name: str, allowed: tuple[str, ...]) -> str:
-        value = self.text(name)
-        if value not in allowed:
-            self.fail(f"unknown {name} '{value}' (allowed: {', '.join(allowed)})")
-        return value
-
-    def array(self, name: str) -> list[Any]:
-        value = self._get(name)
-        if not isinstance(value, list):
-            self.fail(f"'{name}' must be a list, got {type(value).__name__}")
-        return value
-
-    def texts(self, name: str) -> list[str]:
-        values = self.array(name)
-        if not all(isinstance(value, str) for value in values):
-            self.fail(f"'{name}' must list strings")
-        return values
-
-    def mapping(self, name: str) -> dict[str, Any]:
-        value = self._get(name)
-        if not isinstance(value, dict):
-            self.fail(f"'{name}' must be an object, got {type(value).__name__}")
-        return value

@@ -43,7 +43,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 from tom_eval.errors import InputError
 from tom_eval.false_belief.generation import split_sentences
@@ -60,6 +60,7 @@ from tom_eval.false_belief.items import (
     reverse,
     wrong_answer,
 )
+from tom_eval.json_fields import JsonFields
 
 # ---------------------------------------------------------------------------- writing
 
@@ -133,22 +134,22 @@ def read_items(path: Path) -> list[Item]:
 
 
 def _item(where: str, data: Any) -> Item:
-    fields = _Fields(where, data)
-    item_id = fields.text("id")
-    fields = _Fields(f"{where} (item {item_id})", data)
+    fields = JsonFields(where, data)
+    item_id = fields.text("id", blank=False)
+    fields = JsonFields(f"{where} (item {item_id})", data)
     family = cast(Family, fields.choice("family", FAMILIES))
-    key_words = fields.texts("key_words")
+    key_words = fields.texts("key_words", blank=False)
     if len(key_words) != 2:
         fields.fail(f"'key_words' must list two words, got {len(key_words)}")
     first, second = key_words
     if not distinguishable(first, second):
         fields.fail(f"key words '{first}' and '{second}' cannot be told apart by a first word")
-    stories = fields.array("stories")
+    stories = fields.array("stories", empty=False)
     conditions = CONDITIONS[family] + PERTURBATIONS[family]
     found: dict[tuple[str, bool], Story] = {}
     for index, story_data in enumerate(stories, 1):
         story = _story(
-            _Fields(f"{fields.where} story {index}", story_data), conditions, (first, second)
+            JsonFields(f"{fields.where} story {index}", story_data), conditions, (first, second)
         )
         version = (story.condition, story.reversed)
         if version in found:
@@ -171,10 +172,10 @@ def _version_name(condition: str, reversed_: bool) -> str:
     return f"{condition}{' (reversed)' if reversed_ else ''}"
 
 
-def _story(fields: _Fields, conditions: tuple[str, ...], key_words: tuple[str, str]) -> Story:
+def _story(fields: JsonFields, conditions: tuple[str, ...], key_words: tuple[str, str]) -> Story:
     condition = fields.choice("condition", conditions)
     reversed_ = fields.boolean("reversed", default=False)
-    text = fields.text("text")
+    text = fields.text("text", blank=False)
     return Story(
         condition,
         reversed_,
@@ -185,10 +186,10 @@ def _story(fields: _Fields, conditions: tuple[str, ...], key_words: tuple[str, s
 
 
 def _completion(
-    story: _Fields, kind: PromptKind, key_words: tuple[str, str], reversed_: bool
+    story: JsonFields, kind: PromptKind, key_words: tuple[str, str], reversed_: bool
 ) -> Completion:
-    fields = _Fields(f"{story.where} {kind}", story.mapping(kind))
-    stem = fields.text("stem")
+    fields = JsonFields(f"{story.where} {kind}", story.mapping(kind))
+    stem = fields.text("stem", blank=False)
     expected = fields.get("expected")
     if expected not in key_words and not (kind == "belief" and expected is None):
         allowed = " or ".join(f"'{word}'" for word in key_words)
@@ -197,57 +198,3 @@ def _completion(
             f" got {expected!r}"
         )
     return Completion(kind, stem, expected, wrong_answer(key_words, expected, reversed_))
-
-
-class _Fields:
-    """Typed access to a JSON object, failing with one line that names the place."""
-
-    def __init__(self, where: str, data: Any) -> None:
-        self.where = where
-        if not isinstance(data, dict):
-            self.fail(f"expected an object, got {type(data).__name__}")
-        self.data: dict[str, Any] = data
-
-    def fail(self, problem: str) -> NoReturn:
-        raise InputError(f"{self.where}: {problem}")
-
-    def get(self, name: str) -> Any:
-        if name not in self.data:
-            self.fail(f"missing '{name}'")
-        return self.data[name]
-
-    def text(self, name: str) -> str:
-        value = self.get(name)
-        if not isinstance(value, str) or not value.strip():
-            self.fail(f"'{name}' must be a non-empty string, got {value!r}")
-        return value
-
-    def choice(self, name: str, allowed: tuple[str, ...]) -> str:
-        value = self.text(name)
-        if value not in allowed:
-            self.fail(f"unknown {name} '{value}' (allowed: {', '.join(allowed)})")
-        return value
-
-    def boolean(self, name: str, default: bool) -> bool:
-        value = self.data.get(name, default)
-        if not isinstance(value, bool):
-            self.fail(f"'{name}' must be true or false, got {value!r}")
-        return value
-
-    def array(self, name: str) -> list[Any]:
-        value = self.get(name)
-        if not isinstance(value, list) or not value:
-            self.fail(f"'{name}' must be a non-empty list")
-        return value
-
-    def texts(self, name: str) -> list[str]:
-        values = self.array(name)
-        if not all(isinstance(value, str) and value.strip() for value in values):
-            self.fail(f"'{name}' must list non-empty strings")
-        return values
-
-    def mapping(self, name: str) -> dict[str, Any]:
-        value = self.get(name)
-        if not isinstance(value, dict):
-            self.fail(f"'{name}' must be an object, got {type(value).__name__}")
-        return value
