@@ -24,7 +24,6 @@ from tom_eval.coherence.metrics import (
 from tom_eval.coherence.prompts import (
     components,
     fields,
-    fields_distribution,
     parse_answer,
     schema,
     system_prompt,
@@ -281,25 +280,6 @@ def test_parse_answer() -> None:
             parse_answer(item, wrong)
     with pytest.raises(ValueError, match="not one of"):
         parse_answer(items("movie", "AP")[0], {"action": "5"})
-
-
-def test_fields_distribution_multiplies_fields_and_drops_disliking_both() -> None:
-    item = find_item("container/DI/b=apples|oranges/s=oranges|apples/a=basket")
-    fields_seen = {
-        "desires.apples": {"likes": 0.8, "dislikes": 0.2},
-        "desires.oranges": {"likes": 5.0, "dislikes": 5.0},  # unnormalised on purpose
-    }
-    # likes|likes .8 x .5 = .4, likes|dislikes .4, dislikes|likes .1; dislikes both (.1)
-    # is no answer: renormalised over .9.
-    assert fields_distribution(item, fields_seen) == pytest.approx(
-        {"d=likes|likes": 4 / 9, "d=likes|dislikes": 4 / 9, "d=dislikes|likes": 1 / 9}
-    )
-    nothing = {"desires.apples": {"dislikes": 1.0}, "desires.oranges": {"dislikes": 1.0}}
-    with pytest.raises(ValueError):
-        fields_distribution(item, nothing)
-
-
-# ----------------------------------------------------------------- rational agent
 
 
 def test_rational_forward_model_by_hand() -> None:

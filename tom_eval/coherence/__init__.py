@@ -5,5 +5,8 @@ the Bayesian inversion of those predictions. Two logically equivalent domains (C
 MovieWorld) enumerate every configuration, so each item's answer is a distribution.
 
 The engine is Inspect-free: `worlds` (items and the isomorphism), `prompts` (the paper's
-prompts and JSON schemas), `rational` (the reference agent and the exact inversion) and
-`metrics` (the paper's evaluations over distributions keyed by item id)."""
+prompts and JSON schemas), `rational` (the reference agent and the exact inversion),
+`metrics` (the paper's evaluations over distributions keyed by item id), `reading`
+(a distribution from next-token probabilities, every answer scored exactly), `agents`
+(the reference agents as language models) and `prior`. The Inspect layer: `dataset`,
+`solver` and `players` (the `tom/rational` and `tom/random-agent` providers)."""

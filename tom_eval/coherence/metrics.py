@@ -75,13 +75,18 @@ class Validity:
 
 
 def ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, tied values sharing the average of their ranks."""
+    """1-based ranks, tied values sharing the average of their ranks. Values within
+    `TIE_TOLERANCE` of the smallest of a run tie: probabilities read through different
+    arithmetic (a product of token probabilities, an inversion) differ in their last bits,
+    which must not order them."""
     order = sorted(range(len(values)), key=lambda index: values[index])
     result = [0.0] * len(values)
     start = 0
     while start < len(order):
         end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+        while (
+            end + 1 < len(order) and values[order[end + 1]] - values[order[start]] <= TIE_TOLERANCE
+        ):
             end += 1
         for position in range(start, end + 1):
             result[order[position]] = (start + end) / 2 + 1

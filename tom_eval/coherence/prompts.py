@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from math import fsum
 from typing import TypeVar
 
 from tom_eval.coherence.worlds import (
@@ -285,28 +284,3 @@ def parse_answer(item: Item, document: Mapping[str, object]) -> str:
         if answer_fields(item, answer) == given:
             return answer
     raise ValueError(f"{given} is no answer of {item.item_id}")
-
-
-def fields_distribution(
-    item: Item, field_distributions: Mapping[str, Mapping[str, float]]
-) -> dict[str, float]:
-    """A distribution over the item's answers from one distribution per field (what the
-    paper reads), treating the fields as independent: each answer weighs the product of its
-    fields' probabilities, renormalised over the item's answers, so configurations outside
-    them (disliking both kinds) drop out and the fields need not be normalised first. A
-    value a field's distribution omits has probability 0. Raises ValueError when every
-    answer has weight 0.
-
-    Read from one generation's logprobs, a later field's distribution is conditional on the
-    values generated before it, so the product is an approximation; scoring every complete
-    answer (`answer_fields` gives each one's values) is exact."""
-    weights = {}
-    for answer in answers(item):
-        weight = 1.0
-        for name, value in answer_fields(item, answer).items():
-            weight *= field_distributions[name].get(value, 0.0)
-        weights[answer] = weight
-    total = fsum(weights.values())
-    if total <= 0:
-        raise ValueError(f"no answer of {item.item_id} has any probability")
-    return {answer: weight / total for answer, weight in weights.items()}

@@ -1,0 +1,95 @@
+"""Coherence of action prediction and mental-state inference (Muchovej, Lee, Royka and
+Jara-Ettinger): `inspect eval tasks/coherence.py --model ...`.
+
+Every configuration of ContainerWorld and MovieWorld, for action prediction (AP) and
+desire (DI), belief (BI) and joint (BDI) inference, each answered as a distribution over
+its answers; the paper's evaluations (Bayesian correlation with the inversion of the
+model's own action predictions, validity, cross-domain consistency, agreement with a
+rational agent) are metrics over the whole run. See the README.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import GenerateConfig
+
+from scorers.coherence import coherence_metrics, coherence_scorer
+from tom_eval.coherence.dataset import coherence_dataset
+from tom_eval.coherence.prior import read_prior
+from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
+from tom_eval.coherence.reading import DEFAULT_FLOOR
+from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
+from tom_eval.coherence.worlds import DOMAINS, TASKS
+from tom_eval.dataset import user_path
+from tom_eval.errors import InputError
+
+Choice = TypeVar("Choice", bound=str)
+
+
+@task
+def coherence(
+    domain: str | list[str] = "container,movie",
+    task: str | list[str] = "AP,DI,BI,BDI",
+    estimator: str = "logprobs",
+    samples: int = 100,
+    prior: str | None = None,
+    cost: float = DEFAULT_COST,
+    temperature: float = DEFAULT_TEMPERATURE,
+    floor: float = DEFAULT_FLOOR,
+) -> Task:
+    """The coherence test.
+
+    Args:
+        domain: "container", "movie" or both (comma-separated).
+        task: any of AP, DI, BI, BDI (comma-separated). The Bayesian and validity
+            evaluations need AP in the same run: it is the model's own forward model.
+        estimator: "logprobs" (every answer scored exactly from token log-probabilities,
+            falling back to sampling where a provider gives none) or "sampling".
+        samples: replies at temperature 1 per item when sampling.
+        prior: a YAML file of prior weights over mental states for the Bayesian
+            evaluation (format in tom_eval/coherence/prior.py); uniform by default.
+        cost: the rational agent's cost of the far location (for the `rational` metric).
+        temperature: the rational agent's softmax temperature (for the `rational` metric).
+        floor: token paths less probable than this are not followed (logprobs).
+    """
+    try:
+        domains = _choose("domain", domain, DOMAINS)
+        tasks = _choose("task", task, TASKS)
+        if estimator not in ESTIMATORS:
+            raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")
+        chosen = ESTIMATORS[ESTIMATORS.index(estimator)]
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+            raise InputError(f"samples must be a whole number of 1 or more, not '{samples}'")
+        for name, value in (("temperature", temperature), ("floor", floor)):
+            if not isinstance(value, int | float) or not value > 0:
+                raise InputError(f"{name} must be a number above 0, not '{value}'")
+        if not isinstance(cost, int | float) or cost < 0:
+            raise InputError(f"cost must be a number of 0 or more, not '{cost}'")
+        weights = read_prior(user_path(prior), domains, tasks) if prior else None
+    except InputError as error:
+        raise PrerequisiteError(f"coherence: {error}") from None
+    return Task(
+        dataset=coherence_dataset(domains, tasks),
+        solver=infer_distribution(chosen, samples, floor),
+        scorer=coherence_scorer(),
+        metrics=coherence_metrics(weights, cost, temperature),
+        # Room for the whole JSON answer (local models default to short replies).
+        config=GenerateConfig(temperature=0.0, max_tokens=200),
+        version="1-A",
+        metadata={"estimator": estimator},
+    )
+
+
+def _choose(name: str, given: str | list[str], allowed: tuple[Choice, ...]) -> list[Choice]:
+    """Comma-separated (or list) choices, each allowed, in the allowed order."""
+    wanted = given.split(",") if isinstance(given, str) else [str(g) for g in given]
+    wanted = [w.strip() for w in wanted if w.strip()]
+    for choice in wanted:
+        if choice not in allowed:
+            raise InputError(f"{name} must be among {', '.join(allowed)}, not '{choice}'")
+    if not wanted:
+        raise InputError(f"{name} names nothing")
+    return [choice for choice in allowed if choice in wanted]

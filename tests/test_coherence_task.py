@@ -1,0 +1,371 @@
+"""tasks/coherence.py: reading a distribution from next-token probabilities (exactly, over
+every spelling of a value), the reference agents end to end through Inspect (the rational
+agent coherent, the random one not), both estimators with scripted outputs, the prior,
+and one-line parameter errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+    get_model,
+)
+from inspect_ai.scorer import SampleScore, Score
+
+from scorers.coherence import bayesian
+from tasks.coherence import coherence
+from tom_eval.coherence.agents import TOKEN, AnswerText, distribution, item_of_prompt
+from tom_eval.coherence.prompts import fields, parse_answer, user_prompt
+from tom_eval.coherence.rational import rational_answers
+from tom_eval.coherence.reading import (
+    Template,
+    canonical_template,
+    locate,
+    read_distribution,
+    value_probabilities,
+)
+from tom_eval.coherence.worlds import DOMAINS, TASKS, answers, find_item, items
+
+AP_ITEM = items("container", "AP")[0]
+BI_ITEM = items("container", "BI")[0]
+
+
+def run(tmp_path: Path, model: Any, limit: int | None = None, **task_args: Any) -> EvalLog:
+    (log,) = inspect_eval(
+        coherence(**task_args), model=model, log_dir=str(tmp_path), display="none", limit=limit
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    values: dict[str, float] = {}
+    for score in log.results.scores:
+        for name, value in score.metrics.items():
+            values[score.name if name == "mean" else name] = value.value
+    return values
+
+
+def records(log: EvalLog) -> list[dict[str, Any]]:
+    return [
+        (sample.scores or {})["coherence_scorer"].metadata or {} for sample in log.samples or []
+    ]
+
+
+# ---------------------------------------------------------------------- reading the walk
+
+
+def table(probabilities: Mapping[str, Mapping[str, float]]) -> Any:
+    """Next-token probabilities from a table of texts, counting the questions asked."""
+    asked: list[str] = []
+
+    async def next_tokens(text: str) -> Mapping[str, float]:
+        asked.append(text)
+        return probabilities.get(text, {})
+
+    next_tokens.asked = asked  # type: ignore[attr-defined]
+    return next_tokens
+
+
+def test_a_value_sums_over_its_spellings_and_shared_beginnings() -> None:
+    # "apples" as "apples" or "apple"+"s"; "apples and oranges" begins like "apples";
+    # "apple" alone (no value) and "The" leave every value.
+    next_tokens = table(
+        {
+            "": {"apples": 0.4, "apple": 0.3, "or": 0.2, "The": 0.1},
+            "apples": {'",': 0.5, " and": 0.25, "s": 0.25},
+            "apple": {"s": 0.5, '"': 0.5},
+            "apples and": {" oranges": 1.0},
+            "apples and oranges": {'"': 1.0},
+            "or": {"anges": 1.0},
+            "oranges": {'"}': 0.8, "!": 0.2},
+        }
+    )
+    found, unexpanded = asyncio.run(
+        value_probabilities("", ("apples", "oranges", "apples and oranges"), next_tokens)
+    )
+    # apples: 0.4 * 0.5 + 0.3 * 0.5 * (0.5 [apples then ",] + 0.25 [apples then s: no])
+    apples_after_apple_s = 0.3 * 0.5 * 0.5
+    assert found["apples"] == pytest.approx(0.4 * 0.5 + apples_after_apple_s)
+    assert found["apples and oranges"] == pytest.approx(0.4 * 0.25 + 0.3 * 0.5 * 0.25)
+    assert found["oranges"] == pytest.approx(0.2 * 0.8)
+    assert unexpanded == 0.0
+
+
+def test_paths_below_the_floor_are_reported_not_followed() -> None:
+    next_tokens = table({"": {"box": 0.9995, "b": 0.0005}, "box": {'"': 1.0}})
+    found, unexpanded = asyncio.run(value_probabilities("", ("box", "basket"), next_tokens))
+    assert found == {"box": pytest.approx(0.9995), "basket": 0.0}
+    assert unexpanded == pytest.approx(0.0005)
+    assert next_tokens.asked == ["", "box"]  # "b" was never asked about
+
+
+def test_the_chain_rule_over_fields_is_exact_and_renormalised() -> None:
+    template = canonical_template(BI_ITEM)
+    contents = ("apples", "oranges", "apples and oranges")
+    first = dict(zip(contents, (0.5, 0.2, 0.1), strict=True))  # 0.2 off the values
+    # The basket's value depends on the box's: the product is not of marginals.
+    second = {
+        "apples": dict(zip(contents, (0.1, 0.8, 0.1), strict=True)),
+        "oranges": dict(zip(contents, (0.6, 0.2, 0.2), strict=True)),
+        "apples and oranges": dict(zip(contents, (1 / 3, 1 / 3, 1 / 3), strict=True)),
+    }
+
+    async def next_tokens(text: str) -> Mapping[str, float]:
+        if text == template.before([]):
+            return {f'{value}"': p for value, p in first.items()} | {"x": 0.2}
+        box = next(value for value in contents if text == template.before([value]))
+        return {f'{value}"': p for value, p in second[box].items()}
+
+    reading = asyncio.run(read_distribution(BI_ITEM, template, next_tokens))
+    assert reading is not None
+    expected = {
+        f"b={box}|{basket}": first[box] * second[box][basket] / 0.8
+        for box in contents
+        for basket in contents
+    }
+    assert reading.distribution == pytest.approx(expected)
+    assert reading.value_mass == pytest.approx(0.8)
+
+
+def test_no_value_at_all_reads_nothing() -> None:
+    reading = asyncio.run(read_distribution(AP_ITEM, canonical_template(AP_ITEM), table({})))
+    assert reading is None
+
+
+def test_templates_are_cut_at_the_values_in_the_schemas_order() -> None:
+    item = items("movie", "BDI")[0]
+    reply = (
+        '```json\n{"desires": {"action": "likes", "romance": "dislikes"},\n'
+        ' "beliefs": {"screening05": "action-romance", "screening90": "romance"}}\n```'
+    )
+    template = locate(reply, fields("movie", "BDI"))
+    assert template is not None and template.source == "reply"
+    values = ["likes", "dislikes", "action-romance", "romance"]
+    assert template.before(values) == reply
+    assert template.before(values[:1]).endswith('"romance": "')
+    # A value off its enum, a missing field or fields out of order: no template.
+    assert locate(reply.replace('"likes"', '"loves"'), fields("movie", "BDI")) is None
+    assert locate('{"beliefs": {}}', fields("movie", "BDI")) is None
+    canonical = canonical_template(item)
+    assert canonical.source == "canonical"
+    document = json.loads(canonical.before(values))
+    assert parse_answer(item, document) == "b=action-romance|romance/d=likes|dislikes"
+
+
+# ------------------------------------------------------------------------- the agents
+
+
+def test_the_agents_spell_their_answers_in_whole_tokens() -> None:
+    item = items("container", "BDI")[3]
+    wanted = rational_answers("container")[item.item_id]
+    language = AnswerText.of(item, wanted)
+    assert "".join(TOKEN.findall("apples and oranges")) == "apples and oranges"
+    assert TOKEN.findall(' "apples and oranges"') == [" ", '"', "apples", " and", " oranges", '"']
+    assert language.next_tokens(canonical_template(item).before([]))
+    assert language.next_tokens("no answer starts so") == {}
+    # Every prompt names one item; the random agent is seeded by the seed and the item.
+    assert all(item_of_prompt()[user_prompt(i)] == i for i in items("movie", "BI"))
+    assert distribution("random-agent", item, 1) == distribution("random-agent", item, 1)
+    assert distribution("random-agent", item, 1) != distribution("random-agent", item, 2)
+
+
+def test_the_rational_agent_is_coherent_through_inspect(tmp_path: Path) -> None:
+    # Every token path followed: the default floor reads answers below about 1e-3 as 0,
+    # which leaves Pearson's r at 1 but reorders the near-zero ones for Spearman.
+    log = run(tmp_path, "tom/rational", domain="container", floor=1e-15)
+    values = metrics(log)
+    for task in ("DI", "BI", "BDI"):
+        assert values[f"container_{task}_r"] == pytest.approx(1.0)
+        assert values[f"container_{task}_rho"] == pytest.approx(1.0)
+        assert values[f"container_{task}_validity"] == 1.0
+    for task in TASKS:
+        assert values[f"container_{task}_rational_r"] == pytest.approx(1.0)
+    assert values["reply_answers"] == values["read"] == values["by_logprobs"] == 1.0
+    assert not any(key.startswith("movie") for key in values)
+    # The distributions read are the agent's own, to rounding.
+    expected = rational_answers("container")
+    for record in records(log):
+        assert record["distribution"] == pytest.approx(expected[record["item_id"]], abs=1e-14)
+        assert record["template"] == "reply" and record["value_mass"] == pytest.approx(1.0)
+
+
+def test_the_agents_across_domains(tmp_path: Path) -> None:
+    rational, random_agent = inspect_eval(
+        coherence(task="BI"),
+        model=["tom/rational", "tom/random-agent"],
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert metrics(rational)["BI_cross_domain_r"] == pytest.approx(1.0)
+    assert abs(metrics(random_agent)["BI_cross_domain_r"]) < 0.2
+    # Without action predictions there is nothing to invert.
+    assert not any(key.endswith("_validity") for key in metrics(rational))
+
+
+def test_the_random_agent_is_incoherent(tmp_path: Path) -> None:
+    values = metrics(run(tmp_path, "tom/random-agent", domain="movie", task="AP,BI"))
+    assert abs(values["movie_BI_r"]) < 0.3
+    assert abs(values["movie_BI_rational_r"]) < 0.3
+    assert values["movie_BI_validity"] < 0.8
+
+
+def test_without_logprobs_the_estimator_falls_back_to_sampling(tmp_path: Path) -> None:
+    model = get_model("tom/rational", logprobs=False)
+    log = run(tmp_path, model, limit=10, domain="movie", task="AP", samples=20)
+    assert metrics(log)["by_logprobs"] == 0.0
+    for record in records(log):
+        assert record["estimator"] == "sampling" and record["draws"] == 20
+        expected = rational_answers("movie")[record["item_id"]]
+        top = max(expected, key=lambda answer: expected[answer])
+        # The rational agent's choices are at least 99% sure.
+        assert record["distribution"].get(top, 0) >= 0.8
+
+
+# ------------------------------------------------------------------ scripted outputs
+
+
+def _usage(output: ModelOutput) -> ModelOutput:
+    output.usage = ModelUsage(input_tokens=50, output_tokens=5, total_tokens=55)
+    return output
+
+
+def _reply(text: str, logprobs: Logprobs | None = None) -> ModelOutput:
+    message = ChatMessageAssistant(content=text, model="mockllm/model")
+    choice = ChatCompletionChoice(message=message, stop_reason="stop", logprobs=logprobs)
+    return _usage(ModelOutput(model="mockllm/model", choices=[choice]))
+
+
+def _step(token: str, top: dict[str, float]) -> Logprob:
+    return Logprob(
+        token=token,
+        logprob=math.log(top[token]),
+        top_logprobs=[TopLogprob(token=t, logprob=math.log(p)) for t, p in top.items()],
+    )
+
+
+def test_scripted_samples_give_shares_and_count_bad_replies(tmp_path: Path) -> None:
+    replies = ['{"action": "box"}'] * 3 + ['{"action": "basket"}', "I would go to the box."]
+    model = get_model("mockllm/model", custom_outputs=[_reply(text) for text in replies])
+    log = run(tmp_path, model, 1, domain="container", task="AP", estimator="sampling", samples=5)
+    first = records(log)[0]
+    assert first["estimator"] == "sampling"
+    assert (first["draws"], first["answered_draws"]) == (5, 4)
+    assert first["distribution"] == {"box": 0.75, "basket": 0.25}
+    assert first["reply_answer"] == "box"
+
+
+def test_scripted_logprobs_score_a_value_of_several_tokens(tmp_path: Path) -> None:
+    """The reply says box; basket is spelled "bas" + "ket", which needs a continuation."""
+    reply = _reply(
+        '{"action": "box"}',
+        Logprobs(
+            content=[
+                _step('{"action": "', {'{"action": "': 1.0}),
+                _step("box", {"box": 0.7, "bas": 0.2, "The": 0.0995, "b": 0.0005}),
+                _step('"}', {'"}': 0.9, "es": 0.1}),
+            ]
+        ),
+    )
+    continuation = _reply(
+        "ket",
+        Logprobs(content=[_step("ket", {"ket": 0.8, "il": 0.2}), _step('"', {'"': 1.0})]),
+    )
+    model = get_model("mockllm/model", custom_outputs=[reply, continuation])
+    log = run(tmp_path, model, 1, domain="container", task="AP")
+    sample = (log.samples or [])[0]
+    record = (sample.scores or {})["coherence_scorer"].metadata or {}
+    box, basket = 0.7 * 0.9, 0.2 * 0.8 * 1.0
+    assert record["distribution"] == pytest.approx(
+        {"box": box / (box + basket), "basket": basket / (box + basket)}
+    )
+    assert (record["continuations"], record["unexpanded"]) == (1, pytest.approx(0.0005))
+    # The continuation prefilled the reply so far as the assistant's message.
+    prefilled = [e for e in sample.events if e.event == "model"][1].input[-1]
+    assert prefilled.role == "assistant" and prefilled.text == '{"action": "bas'
+
+
+# ------------------------------------------------------------------- prior and errors
+
+
+def _scores(run_answers: Mapping[str, Mapping[str, float]]) -> list[SampleScore]:
+    return [
+        SampleScore(
+            score=Score(value=1.0, metadata={"item_id": key, "distribution": dict(value)}),
+            sample_id=key,
+        )
+        for key, value in run_answers.items()
+    ]
+
+
+def test_a_prior_changes_the_inversion(tmp_path: Path) -> None:
+    scores = _scores(rational_answers("container"))
+    uniform = cast(Any, bayesian())(scores)
+    assert isinstance(uniform, dict) and uniform["container_DI_r"] == pytest.approx(1.0)
+    keys = answers(items("container", "DI")[0])
+    prior_file = tmp_path / "prior.yaml"
+    prior_file.write_text("\n".join(f"'{k}': {w}" for k, w in zip(keys, (8, 1, 1), strict=True)))
+    # The task reads the same prior from a file (and accepts it: DI's keys are all there).
+    assert coherence(domain="container", task="AP,DI", prior=str(prior_file)).metrics
+    skewed = cast(Any, bayesian)({k: w for k, w in zip(keys, (8.0, 1.0, 1.0), strict=True)})(scores)
+    assert isinstance(skewed, dict) and skewed["container_DI_r"] < 0.99
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"domain": "moon"}, "domain must be among container, movie, not 'moon'"),
+        ({"task": "AP,XY"}, "task must be among AP, DI, BI, BDI, not 'XY'"),
+        ({"estimator": "guess"}, "estimator must be one of logprobs, sampling, not 'guess'"),
+        ({"samples": 0}, "samples must be a whole number of 1 or more, not '0'"),
+        ({"temperature": 0}, "temperature must be a number above 0, not '0'"),
+        ({"prior": "/nowhere/prior.yaml"}, "/nowhere/prior.yaml: cannot read the prior"),
+    ],
+)
+def test_bad_parameters_are_one_line_errors(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError) as error:
+        coherence(**arguments)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1, 2]", "a prior maps answer keys to weights"),
+        ("'d=likes|likes': 1", "container DI has no weight for d=dislikes|likes"),
+        ("'d=likes|likes': -1", "the weight of d=likes|likes must be 0 or more"),
+        ("'d=loves|likes': 1", "d=loves|likes is no answer of the tasks run"),
+    ],
+)
+def test_bad_priors_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
+    prior_file = tmp_path / "prior.yaml"
+    prior_file.write_text(text)
+    with pytest.raises(PrerequisiteError, match="coherence: ") as error:
+        coherence(domain="container", task="AP,DI", prior=str(prior_file))
+    assert message in str(error.value)
+
+
+def test_every_item_of_both_domains_is_a_sample() -> None:
+    task = coherence()
+    ids = [sample.id for sample in task.dataset]
+    assert len(ids) == len(set(ids)) == 2 * (243 + 162 + 54 + 18)
+    assert all(find_item(str(i)).domain in DOMAINS for i in ids)
+    template: Template = canonical_template(AP_ITEM)
+    assert template.before(["box"]).startswith("{")
