@@ -6,6 +6,7 @@ and one-line parameter errors."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import math
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ from inspect_ai.scorer import SampleScore, Score
 
 from scorers.coherence import bayesian
 from tasks.coherence import coherence
+from tom_eval.analysis import load
 from tom_eval.coherence.agents import TOKEN, AnswerText, distribution, item_of_prompt
 from tom_eval.coherence.prompts import fields, parse_answer, user_prompt
 from tom_eval.coherence.rational import rational_answers
@@ -40,7 +42,9 @@ from tom_eval.coherence.reading import (
     read_distribution,
     value_probabilities,
 )
+from tom_eval.coherence.report import LABEL_DEFAULTS
 from tom_eval.coherence.worlds import DOMAINS, TASKS, answers, find_item, items
+from tom_eval.report import write_report
 
 AP_ITEM = items("container", "AP")[0]
 BI_ITEM = items("container", "BI")[0]
@@ -218,6 +222,22 @@ def test_the_agents_across_domains(tmp_path: Path) -> None:
     assert abs(metrics(random_agent)["BI_cross_domain_r"]) < 0.2
     # Without action predictions there is nothing to invert.
     assert not any(key.endswith("_validity") for key in metrics(rational))
+    # The report: a row per run and the three panels of the paper's Figure 3.
+    report = write_report(load([tmp_path]), tmp_path / "report")
+    text = report.read_text()
+    assert "## Coherence of action prediction and inference" in text
+    assert "tom/rational [default] (coherence, estimator=logprobs, task=BI)" in text
+    assert "tom/random-agent [default]" in text and "| BI_cross_domain_r |" in text
+    assert (tmp_path / "report" / "coherence.png").stat().st_size > 10_000
+
+
+def test_the_reports_defaults_are_the_tasks() -> None:
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(inspect.unwrap(coherence)).parameters.items()
+    }
+    for name, default in LABEL_DEFAULTS.items():
+        assert str(defaults[name]) == str(default), name
 
 
 def test_the_random_agent_is_incoherent(tmp_path: Path) -> None:

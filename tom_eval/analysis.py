@@ -38,6 +38,7 @@ from tom_eval.world import SELF, TEAMMATE
 
 TASK_NAMES = ("tom", "tom_eval/tom")
 FALSE_BELIEF_TASKS = ("false_belief", "tom_eval/false_belief")
+COHERENCE_TASKS = ("coherence", "tom_eval/coherence")
 HUMAN = "tom/human"
 SCORE_KEYS = (
     "optimal",
@@ -101,11 +102,13 @@ class Results:
     """The false-belief battery: one row per prompt answered (tasks/false_belief.py)."""
     false_belief_steps: pd.DataFrame = field(default_factory=pd.DataFrame)
     """The battery's sentence-by-sentence variant: one row per prompt and sentence step."""
+    coherence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """The coherence test: one row per run with its metrics (tasks/coherence.py)."""
 
 
 def load(paths: Sequence[Path], quiet: bool = True) -> Results:
-    """Read every log of tasks/tom.py and tasks/false_belief.py under `paths`; other tasks
-    and empty runs are warned about."""
+    """Read every log of tasks/tom.py, tasks/false_belief.py and tasks/coherence.py under
+    `paths`; other tasks and empty runs are warned about."""
     for path in paths:
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
@@ -119,23 +122,25 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     warnings = []
     keep = evals["task_name"].isin(TASK_NAMES)
     battery = evals["task_name"].isin(FALSE_BELIEF_TASKS)
-    other = ~keep & ~battery
+    coherence = evals["task_name"].isin(COHERENCE_TASKS)
+    other = ~keep & ~battery & ~coherence
     for log, task in zip(evals.loc[other, "log"], evals.loc[other, "task_name"], strict=True):
         warnings.append(f"{log}: not a tom-eval log (task {task}); skipped")
     empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
     for log in evals.loc[empty & ~other, "log"]:
         warnings.append(f"{log}: run has no scored samples; skipped")
     battery_evals = evals[battery & ~empty].copy()
+    coherence_evals = evals[coherence & ~empty].copy()
     evals = evals[keep & ~empty].copy()
-    if evals.empty and battery_evals.empty:
+    if evals.empty and battery_evals.empty and coherence_evals.empty:
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
         raise InputError(f"{', '.join(logs)}: no tom-eval run with scored samples{skipped}")
     _add_reasoning(battery_evals)
     prompts, steps = _false_belief(battery_evals, warnings, quiet)
+    other_tasks = {"false_belief": prompts, "false_belief_steps": steps}
+    other_tasks["coherence"] = _coherence(coherence_evals)
     if evals.empty:
-        return Results(
-            pd.DataFrame(), pd.DataFrame(), warnings, false_belief=prompts, false_belief_steps=steps
-        )
+        return Results(pd.DataFrame(), pd.DataFrame(), warnings, **other_tasks)
     _add_reasoning(evals)
     evals = _newest_per_participant(evals, warnings)
     evals["format"] = evals.get(
@@ -149,7 +154,7 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     trial_evals["run"] = _run_labels(trial_evals, trial_evals["game"])
     runs, samples = _trial_runs(trial_evals, warnings, quiet)
     games, game_turns = _games(game_evals, warnings, quiet)
-    return Results(runs, samples, warnings, games, game_turns, prompts, steps)
+    return Results(runs, samples, warnings, games, game_turns, **other_tasks)
 
 
 def _add_reasoning(evals: pd.DataFrame) -> None:
@@ -172,6 +177,18 @@ def _false_belief(
     setting = pd.Series([run_setting(row) for row in evals.to_dict("records")], index=evals.index)
     evals["run"] = _run_labels(evals, setting)
     return outcomes(evals, warnings, quiet)
+
+
+def _coherence(evals: pd.DataFrame) -> pd.DataFrame:
+    """The coherence runs, labelled like the others, with their metrics."""
+    from tom_eval.coherence.report import run_setting, runs
+
+    if evals.empty:
+        return pd.DataFrame()
+    _add_reasoning(evals)
+    setting = pd.Series([run_setting(row) for row in evals.to_dict("records")], index=evals.index)
+    evals["run"] = _run_labels(evals, setting)
+    return runs(evals)
 
 
 def _newest_per_participant(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:

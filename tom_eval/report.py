@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from tom_eval import analysis, charts
+from tom_eval.coherence import report as coherence_report
 from tom_eval.epistemics import observe
 from tom_eval.errors import InputError
 from tom_eval.false_belief import report as false_belief_report
@@ -64,6 +65,8 @@ def write_report(results: analysis.Results, out: Path, examples: int = 5) -> Pat
         lines += ["## Full games", "", GAMES_TEXT, "", _markdown(_games_view(games)), ""]
     if not results.false_belief.empty:
         lines += _false_belief_section(results, out)
+    if not results.coherence.empty:
+        lines += _coherence_section(results.coherence, out)
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -174,6 +177,30 @@ def _false_belief_section(results: analysis.Results, out: Path) -> list[str]:
             lines += [f"![Sentence by sentence: {run}]({path.name})", ""]
 
     return lines
+
+
+def _coherence_section(table: pd.DataFrame, out: Path) -> list[str]:
+    """The coherence evaluations per run, and Figure 3's three panels."""
+    _csv(table, out / "coherence.csv")
+    columns = ["items", *coherence_report.VALUES]
+    evaluations = [column for column in table.columns if column not in ("run", *columns)]
+    view = table.set_index("run")[columns + evaluations].T.reset_index(names="value")
+    path = coherence_report.figure_3(table, out / "coherence.png")
+    return [
+        "## Coherence of action prediction and inference",
+        "",
+        coherence_report.PAPER,
+        "",
+        "Per run: the items read, the share whose reply gives an answer (`reply_answers`), "
+        "whose distribution was read (`read`) and read from log-probabilities "
+        "(`by_logprobs`); then the Bayesian correlations (`_r` Pearson, `_rho` Spearman), "
+        "validity, cross-domain consistency and agreement with the rational agent.",
+        "",
+        _markdown(view.map(_cell)),
+        "",
+        f"![Coherence, as the paper's Figure 3]({path.name})",
+        "",
+    ]
 
 
 def write_comparison(first: analysis.Results, second: analysis.Results, out: Path) -> Path:
