@@ -170,7 +170,24 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-class ReferencePlayer(ModelAPI):
+def model_flag(value: bool | str) -> bool:
+    """A yes/no model arg: `-M logprobs=false` arrives as False, or as text from some
+    callers."""
+    return str(value).lower() not in ("false", "0")
+
+
+class InProcessPlayer(ModelAPI):
+    """A provider that answers in the process (the reference players): no service to
+    spare, and tokens counted as 4 characters each, so no tokenizer is downloaded."""
+
+    def max_connections(self) -> int:
+        return 100
+
+    async def count_text_tokens(self, text: str) -> int:
+        return _tokens(text)
+
+
+class ReferencePlayer(InProcessPlayer):
     """`tom/<policy>`; model args: `latency` (seconds per call), `seed` (for `random`)."""
 
     def __init__(
@@ -210,9 +227,3 @@ class ReferencePlayer(ModelAPI):
             total_tokens=prompt_tokens + _tokens(text),
         )
         return output
-
-    def max_connections(self) -> int:
-        return 100
-
-    async def count_text_tokens(self, text: str) -> int:
-        return _tokens(text)

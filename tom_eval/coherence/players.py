@@ -24,7 +24,6 @@ from inspect_ai.model import (
     GenerateConfig,
     Logprob,
     Logprobs,
-    ModelAPI,
     ModelOutput,
     ModelUsage,
     TopLogprob,
@@ -32,11 +31,12 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from tom_eval.coherence.agents import POLICIES, AnswerText, Policy, distribution, item_of_prompt
+from tom_eval.players import InProcessPlayer, model_flag
 
 DEFAULT_CONFIG = GenerateConfig()
 
 
-class CoherencePlayer(ModelAPI):
+class CoherencePlayer(InProcessPlayer):
     def __init__(
         self,
         model_name: str,
@@ -52,8 +52,7 @@ class CoherencePlayer(ModelAPI):
             raise ValueError(f"tom/{model_name} is no coherence agent ({', '.join(POLICIES)})")
         self.policy: Policy = "rational" if model_name == "rational" else "random-agent"
         self.seed = int(seed)
-        # -M logprobs=false arrives as False, or as text from some callers.
-        self.logprobs = str(logprobs).lower() not in ("false", "0")
+        self.logprobs = model_flag(logprobs)
 
     async def generate(
         self,
@@ -102,12 +101,6 @@ class CoherencePlayer(ModelAPI):
             total_tokens=prompt_tokens + len(steps),
         )
         return output
-
-    def max_connections(self) -> int:
-        return 100
-
-    async def count_text_tokens(self, text: str) -> int:
-        return max(1, len(text) // 4)
 
 
 def _logprob(token: str, choices: dict[str, float], top: int) -> Logprob:

@@ -29,7 +29,6 @@ from inspect_ai.model import (
     GenerateConfig,
     Logprob,
     Logprobs,
-    ModelAPI,
     ModelOutput,
     ModelUsage,
     TopLogprob,
@@ -37,6 +36,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from tom_eval.false_belief.answers import key_first_word
+from tom_eval.players import InProcessPlayer, model_flag
 
 POLICIES = ("belief-oracle", "reality-biased")
 DEFAULT_CONFIG = GenerateConfig()
@@ -63,7 +63,7 @@ def answer_of(
     return str(reality["expected"])
 
 
-class FalseBeliefPlayer(ModelAPI):
+class FalseBeliefPlayer(InProcessPlayer):
     def __init__(
         self,
         model_name: str,
@@ -83,8 +83,7 @@ class FalseBeliefPlayer(ModelAPI):
             raise PrerequisiteError(
                 f"tom/{model_name}: -M confidence must be above 0.5 and below 1, not {confidence}"
             )
-        # -M logprobs=false arrives as False, or as text from some callers.
-        self.logprobs = str(logprobs).lower() not in ("false", "0")
+        self.logprobs = model_flag(logprobs)
         self.calls = 0
 
     async def generate(
@@ -139,9 +138,3 @@ class FalseBeliefPlayer(ModelAPI):
         chosen = f" {key_first_word(said)}"
         logprob = next(t.logprob for t in top if t.token == chosen)
         return Logprobs(content=[Logprob(token=chosen, logprob=logprob, top_logprobs=top)])
-
-    def max_connections(self) -> int:
-        return 100
-
-    async def count_text_tokens(self, text: str) -> int:
-        return max(1, len(text) // 4)
