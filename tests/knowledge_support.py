@@ -5,6 +5,7 @@ server standing in for GitHub, and reading metrics from a log."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -12,6 +13,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
@@ -55,3 +58,19 @@ def metrics(log: EvalLog, key: str) -> dict[str, float]:
     assert log.results is not None
     [score] = [s for s in log.results.scores if s.name == key]
     return {name: value.value for name, value in score.metrics.items()}
+
+
+def run_smollm2(task: Task, tmp_path: Path, **eval_args: Any) -> EvalLog:
+    """A real eval with the packaged local model; prints what it said and how long it took
+    (`pytest -s` shows it: the README reports it)."""
+    started = time.monotonic()
+    (log,) = inspect_eval(
+        task, model="gguf/smollm2", log_dir=str(tmp_path), display="none", **eval_args
+    )
+    assert log.status == "success" and len(log.samples or []) == 2
+    for sample in log.samples or []:
+        assert sample.output.completion and sample.scores is not None
+        [score] = sample.scores.values()
+        print(sample.id, repr(sample.output.completion), score.answer, score.value)
+    print(f"{log.eval.task}: {time.monotonic() - started:.1f} s")
+    return log
