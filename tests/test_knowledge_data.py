@@ -230,6 +230,15 @@ def test_no_network_says_so_in_one_line(cache: Path, monkeypatch: pytest.MonkeyP
     assert leftovers(cache) == []
 
 
+def test_a_cache_that_cannot_be_written_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv(source.CACHE_VARIABLE, str(tmp_path / "file"))
+    with pytest.raises(InputError, match=r"^cannot write the cache .*file/act-on-known/"):
+        data_root(SMALL_KNP, None, read_knp)
+
+
 def test_the_command_line_prints_one_line_and_fails(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     env = os.environ | {

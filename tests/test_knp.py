@@ -68,6 +68,8 @@ def option_lines(prompt: str) -> dict[str, str]:
         ('Answer: {"A" or "B"}', (None, None)),
         ("A man walks to the lake.", (None, None)),
         ("Option A or option B, hard to say.", (None, None)),
+        ('The answer is "A" or "B"', (None, None)),
+        ('The answer is "B" and the reasoning is "A"', ("B", "mention")),
         ("", (None, None)),
     ],
 )
@@ -234,6 +236,30 @@ def test_a_position_biased_player_is_inconsistent_across_orders(tmp_path: Path) 
     seeded = run(tmp_path, scripted(lambda p: "Answer: A"))
     assert metrics(seeded, "accuracy")["accuracy"] == 0.5
     assert "without_knowledge" not in {s.name for s in (seeded.results or []).scores}  # type: ignore[union-attr]
+
+
+def test_the_metrics_survive_the_epoch_reducer(tmp_path: Path) -> None:
+    """Right in the first epoch, a leak in the second: every sample's mean is one half."""
+    calls: dict[str, int] = {}
+
+    def reply(prompt: str) -> str:
+        calls[prompt] = calls.get(prompt, 0) + 1
+        starts = ("Take", "Search", "Look", "Go to the music", "Question", "Nervously")
+        letter = _pick(prompt, starts)[-1]
+        return f"Answer: {letter if calls[prompt] == 1 else 'AB'[letter == 'A']}"
+
+    (log,) = inspect_eval(
+        knp(data_dir=str(FIXTURES), order="both"),
+        model=scripted(reply),
+        epochs=2,
+        max_connections=1,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert metrics(log, "accuracy")["accuracy"] == 0.5
+    assert metrics(log, "knowledge_leak")["mean"] == 0.5
+    # Each order chose the right action half the time: the rates agree.
+    assert metrics(log, "without_knowledge") == {"tom_eval/order_consistency": 1.0}
 
 
 # ---------------------------------------------------------------------------- open-ended

@@ -53,6 +53,10 @@ def _clean(text: str) -> str:
 ChoiceMethod = Literal["answer_line", "answer_line_text", "bare_letter", "option_text", "mention"]
 _LETTER = re.compile(r"(?:(?i:option|choice)\s*)?([AB])(?![A-Za-z0-9])")
 _STANDALONE = re.compile(r"(?<![A-Za-z])[AB](?![A-Za-z])")
+_EITHER = re.compile(
+    r"(?<![A-Za-z])[AB][\"'\u201d\u2019)\s]*(?:or|and|/)[\s\"'\u201c\u2018(]*[AB](?![A-Za-z])"
+)
+"""Both letters side by side ("A" or "B"), as in a copy of the format line."""
 _MENTION = re.compile(
     r"(?:(?i:option|choice|answer is|choose|chooses|pick|select)[\s\"'\u201c\u2018(*]*|\()"
     r"([AB])(?![A-Za-z0-9])"
@@ -65,7 +69,8 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
     In order: the last "Answer:" line, as a letter ("Answer: B", "**Answer:** {"B"}",
     "Answer: Option B") or as the text of one option; a reply that is only a letter; a
     reply that quotes exactly one option's text; one letter named as "option B", "(B)",
-    "I choose B" and the like. An article "A" in running text is never read as a letter.
+    "I choose B" and the like, unless the reply also sets the letters side by side ("A" or
+    "B"). An article "A" in running text is never read as a letter.
     """
     line = _after_label(reply, "answer")
     if line is not None:
@@ -83,7 +88,7 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
     if quoted is not None:
         return quoted, "option_text"
     named = set(_MENTION.findall(reply))
-    if len(named) == 1:
+    if len(named) == 1 and not _EITHER.search(reply):
         return named.pop(), "mention"
     return None, None
 

@@ -135,8 +135,14 @@ def cache_folder(subset: Subset, base_url: str) -> Path:
 def cached(subset: Subset, base_url: str, check: Check) -> Path:
     final = cache_folder(subset, base_url)
     if not final.exists():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{subset.name}-", dir=final.parent))
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{subset.name}-", dir=final.parent))
+        except OSError as error:
+            raise InputError(
+                f"cannot write the cache {final.parent}: {error.strerror} "
+                f"(set {CACHE_VARIABLE}, or {LOCAL_HINT})"
+            ) from None
         try:
             download(subset, base_url, staging)
             check(staging, base_url)
