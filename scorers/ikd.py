@@ -33,7 +33,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from tom_eval.knowledge.metrics import by_genre
+from tom_eval.knowledge.metrics import headline
 from tom_eval.knowledge.parsing import Verdict, read_verdict, word_iou
 
 NAN = math.nan
@@ -41,7 +41,7 @@ NAN = math.nan
 
 def ikd_metrics() -> dict[str, list[Metric]]:
     return {
-        "classification": [accuracy(), stderr(), ci_wilson(), by_genre()],
+        "classification": headline(),
         "classification_original": [accuracy(), ci_wilson()],
         "classification_error": [accuracy(), ci_wilson()],
         "localisation": [mean(), stderr()],

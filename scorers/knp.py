@@ -24,22 +24,20 @@ from inspect_ai.scorer import (
     Score,
     Scorer,
     Target,
-    accuracy,
     ci_wilson,
     mean,
     scorer,
-    stderr,
 )
 from inspect_ai.solver import TaskState
 
-from tom_eval.knowledge.metrics import by_genre, order_consistency
+from tom_eval.knowledge.metrics import headline, order_consistency
 from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
 
 
 def knp_metrics(both_orders: bool) -> dict[str, list[Metric]]:
     metrics: dict[str, list[Metric]] = {
-        "accuracy": [accuracy(), stderr(), ci_wilson(), by_genre()],
+        "accuracy": headline(),
         "knowledge_leak": [mean(), ci_wilson()],
         "invalid": [mean()],
     }
@@ -84,7 +82,7 @@ JUDGE_CONFIG = GenerateConfig(temperature=0.0)
 
 def judge_metrics() -> dict[str, list[Metric]]:
     return {
-        "accuracy": [accuracy(), stderr(), ci_wilson(), by_genre()],
+        "accuracy": headline(),
         "knowledge_leak": [mean()],
         "na": [mean()],
         "invalid": [mean()],

@@ -6,7 +6,21 @@ from __future__ import annotations
 
 import math
 
-from inspect_ai.scorer import Metric, SampleScore, grouped, mean, metric
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    accuracy,
+    ci_wilson,
+    grouped,
+    mean,
+    metric,
+    stderr,
+)
+
+
+def headline() -> list[Metric]:
+    """A task's main rate: with its standard error, Wilson interval and per genre."""
+    return [accuracy(), stderr(), ci_wilson(), by_genre()]
 
 
 @metric(name="genre")
