@@ -1,0 +1,69 @@
+"""IKD, implausible knowledge detection (Yang et al., "Are LLMs Smarter Than Chimpanzees?",
+2026): `inspect eval tasks/ikd.py --model ...`.
+
+1,000 stories of about 600 words: 500 originals, and 500 in which a character states or
+acts on knowledge they cannot have. The model says whether the story has a logic error and
+quotes it; scored by classification and by localisation (word-level IoU with the gold
+error span). The authors' data is downloaded at run time (see
+tom_eval/knowledge/source.py) or read from `data_dir`. See the README.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.solver import generate
+
+from scorers.ikd import ikd_scorer
+from tom_eval.dataset import user_path
+from tom_eval.errors import InputError
+from tom_eval.knowledge.dataset import STORIES, chosen_genres, flag, ikd_dataset, one_of
+from tom_eval.knowledge.prompts import HIGHLIGHTS
+from tom_eval.knowledge.records import load_ikd
+
+
+@task
+def ikd(
+    data_dir: str | None = None,
+    stories: str = "all",
+    highlight: str = "none",
+    focus_on_knowledge: bool = False,
+    genre: str | list[str] | None = None,
+) -> Task:
+    """Implausible knowledge detection.
+
+    Args:
+        data_dir: a local copy of the Act-on-Known repository (or its Data folder) instead
+            of the download; its SHA256SUMS is verified when it has one.
+        stories: "all" (the 500 originals and the 500 erroneous stories), "original" or
+            "error".
+        highlight: "none"; "error" shows the erroneous event again after the story (the
+            seed's Table 3 ablation 1); "error_and_knowledge" also the story's mention of
+            the knowledge (ablation 2; with focus_on_knowledge, ablation 3). Needs
+            stories=error: an original story has no erroneous event.
+        focus_on_knowledge: tell the model to attend to what the characters know (Figure 4,
+            and Table 3 ablation 3).
+        genre: only these genres (comma-separated): fantasy, kids, mystery, romance,
+            science-fiction.
+    """
+    try:
+        chosen_stories = one_of("stories", stories, STORIES)
+        chosen_highlight = one_of("highlight", highlight, HIGHLIGHTS)
+        focus = flag("focus_on_knowledge", focus_on_knowledge)
+        if chosen_highlight != "none" and chosen_stories != "error":
+            raise InputError(
+                f"highlight={chosen_highlight} needs stories=error "
+                "(an original story has no erroneous event to highlight)"
+            )
+        data, origin = load_ikd(user_path(str(data_dir)) if data_dir else None)
+        present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
+        genres = chosen_genres(genre, present)
+    except InputError as error:
+        raise PrerequisiteError(f"ikd: {error}") from None
+    return Task(
+        dataset=ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
+        solver=generate(),
+        scorer=ikd_scorer(),
+        version="1-A",
+        metadata={"source": origin},
+    )

@@ -1,0 +1,74 @@
+"""KNP, knowledge-sensitive next-action prediction (Yang et al., "Are LLMs Smarter Than
+Chimpanzees?", 2026): `inspect eval tasks/knp.py --model ...`.
+
+Each of the 500 short stories holds a fact its character cannot know that would change the
+character's next action; the model chooses between the action without the fact (right)
+and the action that uses it (a knowledge leak). The authors' data is downloaded at run time
+(see tom_eval/knowledge/source.py) or read from `data_dir`. See the README.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.solver import generate
+
+from scorers.knp import knp_judge_scorer, knp_metrics, knp_scorer
+from tom_eval.dataset import user_path
+from tom_eval.errors import InputError
+from tom_eval.knowledge.dataset import (
+    ORDERS,
+    chosen_genres,
+    flag,
+    knp_dataset,
+    one_of,
+    whole_number,
+)
+from tom_eval.knowledge.records import load_knp
+
+
+@task
+def knp(
+    data_dir: str | None = None,
+    order: str = "seeded",
+    seed: int = 0,
+    open_ended: bool = False,
+    focus_on_knowledge: bool = False,
+    genre: str | list[str] | None = None,
+) -> Task:
+    """Knowledge-sensitive next-action prediction.
+
+    Args:
+        data_dir: a local copy of the Act-on-Known repository (or its Data folder) instead
+            of the download; its SHA256SUMS is verified when it has one.
+        order: where the right option stands: "seeded" (first for exactly half of the
+            items, drawn with `seed`), "both" (every item in both orders, and the order
+            consistency metric), "correct_a" or "correct_b".
+        seed: the seed of the "seeded" order.
+        open_ended: ask for the next action without options, judged by the `grader` model
+            role with the seed's Table 10 prompt (True / False / NA); `order` is unused.
+        focus_on_knowledge: tell the model to attend to what the characters know (the
+            seed's Figure 4 ablation).
+        genre: only these genres (comma-separated): fantasy, kids, mystery, romance,
+            science-fiction.
+    """
+    try:
+        chosen_order = one_of("order", order, ORDERS)
+        number = whole_number("seed", seed)
+        open_question = flag("open_ended", open_ended)
+        focus = flag("focus_on_knowledge", focus_on_knowledge)
+        items, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
+        genres = chosen_genres(genre, {item.genre for item in items})
+    except InputError as error:
+        raise PrerequisiteError(f"knp: {error}") from None
+    both = chosen_order == "both" and not open_question
+    return Task(
+        dataset=knp_dataset(
+            items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
+        ),
+        solver=generate(),
+        scorer=knp_judge_scorer() if open_question else knp_scorer(),
+        metrics=[knp_metrics(both_orders=True)] if both else None,
+        version="1-A",
+        metadata={"source": origin},
+    )

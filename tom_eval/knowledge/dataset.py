@@ -1,0 +1,171 @@
+"""The records as Inspect samples, with every analysis factor in metadata.
+
+KNP's option order: the paper shuffled the two options at random; `seeded` puts the right
+answer first for exactly half of the items (every other item of a seeded shuffle of all
+item numbers, so the order of an item does not depend on a genre filter), `both` plays
+every item in both orders (two samples joined by `item` for order consistency), and
+`correct_a` / `correct_b` fix the right answer's place (to measure position bias).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Sequence
+from typing import Literal, TypeVar
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from tom_eval.errors import InputError
+from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
+from tom_eval.knowledge.records import ErrorStory, IkdData, KnpItem, OriginalStory
+
+Order = Literal["seeded", "both", "correct_a", "correct_b"]
+ORDERS: tuple[Order, ...] = ("seeded", "both", "correct_a", "correct_b")
+Stories = Literal["all", "original", "error"]
+STORIES: tuple[Stories, ...] = ("all", "original", "error")
+
+
+def correct_letters(numbers: Sequence[int], order: Order, seed: int) -> dict[int, list[str]]:
+    """The right answer's letter(s) per item. A string seed: the same on every run,
+    whatever PYTHONHASHSEED is."""
+    if order == "both":
+        return {number: ["A", "B"] for number in numbers}
+    if order != "seeded":
+        return {number: ["A" if order == "correct_a" else "B"] for number in numbers}
+    shuffled = sorted(numbers)
+    random.Random(f"knp option order {seed}").shuffle(shuffled)
+    return {number: ["AB"[index % 2]] for index, number in enumerate(shuffled)}
+
+
+def knp_sample(item: KnpItem, letter: str | None, focus_on_knowledge: bool) -> Sample:
+    """With `letter`, the binary choice whose right answer stands at that letter; without,
+    the open-ended question."""
+    options = None
+    if letter is not None:
+        other = "B" if letter == "A" else "A"
+        options = {letter: item.answer_without_knowledge, other: item.answer_with_knowledge}
+        options = dict(sorted(options.items()))
+    return Sample(
+        id=f"knp_{item.number}" + (f"_{letter}" if letter else ""),
+        input=knp_prompt(item.story, item.question, options, focus_on_knowledge),
+        target=letter or item.answer_without_knowledge,
+        metadata={
+            "item": item.number,
+            "genre": item.genre,
+            "character": item.character,
+            "story": item.story,
+            "question": item.question,
+            "implausible_knowledge": item.implausible_knowledge,
+            "answer_without_knowledge": item.answer_without_knowledge,
+            "answer_with_knowledge": item.answer_with_knowledge,
+            "correct_letter": letter,
+            "options": options,
+        },
+    )
+
+
+def knp_dataset(
+    items: Sequence[KnpItem],
+    genres: Collection[str],
+    order: Order,
+    seed: int,
+    open_ended: bool,
+    focus_on_knowledge: bool,
+    name: str,
+) -> MemoryDataset:
+    """Samples of the items of `genres` (the option order is drawn over all items)."""
+    letters = correct_letters([item.number for item in items], order, seed)
+    return MemoryDataset(
+        [
+            knp_sample(item, letter, focus_on_knowledge)
+            for item in items
+            if item.genre in genres
+            for letter in ([None] if open_ended else letters[item.number])
+        ],
+        name=name,
+    )
+
+
+def original_sample(story: OriginalStory, focus_on_knowledge: bool) -> Sample:
+    return Sample(
+        id=f"original_{story.number}",
+        input=ikd_prompt(story.story, focus_on_knowledge),
+        target="No",
+        metadata={"kind": "original", "number": story.number, "genre": story.genre},
+    )
+
+
+def error_sample(story: ErrorStory, focus_on_knowledge: bool, highlight: Highlight) -> Sample:
+    return Sample(
+        id=f"error_{story.number}",
+        input=ikd_prompt(
+            story.story, focus_on_knowledge, highlight, story.event, story.implausible_knowledge
+        ),
+        target="Yes",
+        metadata={
+            "kind": "error",
+            "number": story.number,
+            "genre": story.genre,
+            "character": story.character,
+            "implausible_knowledge": story.implausible_knowledge,
+            "event": story.event,
+            "gold": story.gold,
+            "gold_source": story.gold_source,
+            "base_story": story.base_story,
+        },
+    )
+
+
+def ikd_dataset(
+    data: IkdData,
+    genres: Collection[str],
+    stories: Stories,
+    highlight: Highlight,
+    focus_on_knowledge: bool,
+    name: str,
+) -> MemoryDataset:
+    originals = [s for s in data.originals if s.genre in genres and stories != "error"]
+    errors = [s for s in data.errors if s.genre in genres and stories != "original"]
+    return MemoryDataset(
+        [original_sample(story, focus_on_knowledge) for story in originals]
+        + [error_sample(story, focus_on_knowledge, highlight) for story in errors],
+        name=name,
+    )
+
+
+def chosen_genres(genre: str | list[str] | None, present: Collection[str]) -> set[str]:
+    """`-T genre=`: one genre, several separated by commas, or a list; all when None."""
+    if genre is None:
+        return set(present)
+    names = genre.split(",") if isinstance(genre, str) else genre
+    wanted = {str(name).strip() for name in names if str(name).strip()}
+    unknown = sorted(wanted - set(present))
+    if unknown or not wanted:
+        raise InputError(
+            f"genre must name genres of the data ({', '.join(sorted(present))}), "
+            f"not '{', '.join(unknown) or genre}'"
+        )
+    return wanted
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def one_of(name: str, value: object, allowed: tuple[Choice, ...]) -> Choice:
+    """A task parameter that must be one of `allowed` (`-T` values are YAML)."""
+    for choice in allowed:
+        if value == choice:
+            return choice
+    raise InputError(f"{name} must be one of {', '.join(allowed)}, not '{value}'")
+
+
+def flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be true or false, not '{value}'")
+    return value
+
+
+def whole_number(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(f"{name} must be a whole number, not '{value}'")
+    return value

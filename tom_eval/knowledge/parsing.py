@@ -1,0 +1,173 @@
+"""Reading replies: the KNP answer letter, the IKD conclusion and quoted error, the judge's
+verdict, and the word-level IoU of a quote with the gold span. Nothing here raises on any
+text: a reply that cannot be read gives None, which the scorers count as invalid."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+CURLY_QUOTES = "\u2018\u2019\u201c\u201d"
+_WORD = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*")
+_WRAPPING = " \t\r\n*_`\"'{}[]()<>#:.,;!" + CURLY_QUOTES
+_BOLD = r"[ \t*_]*"
+_COLON = "[:\uff1a]"
+"""A colon, or the full-width one."""
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words (letters and digits of any script, inner apostrophes and hyphens
+    kept, curly apostrophes read as straight ones)."""
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def word_iou(gold: str, quote: str) -> float:
+    """Intersection over union of the two texts' words, counted with multiplicity (the
+    seed's section 3.2: IoU "at the word level"); 0 when either is empty."""
+    ours, theirs = Counter(words(gold)), Counter(words(quote))
+    if not ours or not theirs:
+        return 0.0
+    return sum((ours & theirs).values()) / sum((ours | theirs).values())
+
+
+def _after_label(reply: str, label: str, line_start: bool = False) -> str | None:
+    """The text after the last `label:` (markdown bold allowed around the label and the
+    colon) to the end of the reply; None without one."""
+    start = r"(?:^|\n)[ \t>#\-*_]*" if line_start else r"(?<![A-Za-z])"
+    found = list(re.finditer(rf"{start}{_BOLD}(?i:{label}){_BOLD}{_COLON}", reply))
+    return reply[found[-1].end() :] if found else None
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0]
+
+
+def _clean(text: str) -> str:
+    return text.strip(_WRAPPING)
+
+
+# ------------------------------------------------------------------------------------ KNP
+
+ChoiceMethod = Literal["answer_line", "answer_line_text", "bare_letter", "option_text", "mention"]
+_LETTER = re.compile(r"(?:(?i:option|choice)\s*)?([AB])(?![A-Za-z0-9])")
+_STANDALONE = re.compile(r"(?<![A-Za-z])[AB](?![A-Za-z])")
+_EITHER = re.compile(
+    r"(?<![A-Za-z])[AB][\"'\u201d\u2019)\s]*(?:or|and|/)[\s\"'\u201c\u2018(]*[AB](?![A-Za-z])"
+)
+"""Both letters side by side ("A" or "B"), as in a copy of the format line."""
+_MENTION = re.compile(
+    r"(?:(?i:option|choice|answer is|choose|chooses|pick|select)[\s\"'\u201c\u2018(*]*|\()"
+    r"([AB])(?![A-Za-z0-9])"
+)
+
+
+def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, ChoiceMethod | None]:
+    """(letter, how it was read) of a reply to the seed's Table 8 prompt, or (None, None).
+
+    In order: the last "Answer:" line, as a letter ("Answer: B", "**Answer:** {"B"}",
+    "Answer: Option B") or as the text of one option; a reply that is only a letter; a
+    reply that quotes exactly one option's text; one letter named as "option B", "(B)",
+    "I choose B" and the like, unless the reply also sets the letters side by side ("A" or
+    "B"). An article "A" in running text is never read as a letter.
+    """
+    line = _after_label(reply, "answer")
+    if line is not None:
+        line = _clean(_first_line(line))
+        by_text = _quoted_option(line, options, prefix=True)
+        if by_text is not None:
+            return by_text, "answer_line_text"
+        match = _LETTER.match(line)
+        # A copy of the format line ("A" or "B") names both letters and answers nothing.
+        if match and len(set(_STANDALONE.findall(line))) == 1:
+            return match.group(1), "answer_line"
+    if _clean(reply) in ("A", "B"):
+        return _clean(reply), "bare_letter"
+    quoted = _quoted_option(reply, options, prefix=False)
+    if quoted is not None:
+        return quoted, "option_text"
+    named = set(_MENTION.findall(reply))
+    if len(named) == 1 and not _EITHER.search(reply):
+        return named.pop(), "mention"
+    return None, None
+
+
+def _quoted_option(text: str, options: dict[str, str], prefix: bool) -> str | None:
+    """The one option whose words begin `text` (prefix) or stand in it, if only one does."""
+    said = " ".join(words(text))
+    found = [
+        letter
+        for letter, option in options.items()
+        if (wanted := " ".join(words(option)))
+        and (said.startswith(wanted) if prefix else f" {wanted} " in f" {said} ")
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def open_answer(reply: str) -> str:
+    """The predicted action of an open-ended reply: what follows its last "Answer:", else
+    the whole reply."""
+    after = _after_label(reply, "answer")
+    return (after if after is not None and after.strip() else reply).strip()
+
+
+# ------------------------------------------------------------------------------------ IKD
+
+VerdictMethod = Literal["conclusion", "logical_error"]
+_NOTHING = {"", "na", "n/a", "n a", "none", "no", "no logical error", "not applicable"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A reply to the seed's Table 9 prompt."""
+
+    error_found: bool | None
+    """True for "Yes" (a logic error), False for "No"; None when the reply says neither."""
+    quote: str
+    """The text under "Logical Error" ('' for NA or when absent)."""
+    method: VerdictMethod | None
+
+
+def read_verdict(reply: str) -> Verdict:
+    """The conclusion from the last "Conclusion:" (Yes or No); without one, from the
+    "Logical Error" section (NA means No, a quote means Yes); else unreadable."""
+    quote = logical_error(reply)
+    conclusion = _after_label(reply, "conclusion")
+    if conclusion is not None:
+        match = re.match(r"(?i:(yes|no))(?![A-Za-z])", _clean(_first_line(conclusion)))
+        if match:
+            return Verdict(match.group(1).lower() == "yes", quote or "", "conclusion")
+    if quote is None:
+        return Verdict(None, "", None)
+    return Verdict(bool(quote), quote, "logical_error")
+
+
+def logical_error(reply: str) -> str | None:
+    """The quoted sentences under the last "Logical Error:" (to the next "Conclusion:" or
+    "Reasoning:"), '' for NA; None when there is no such section."""
+    section = _after_label(reply, r"logical\s+errors?", line_start=True)
+    if section is None:
+        section = _after_label(reply, r"logical\s+errors?")
+    if section is None:
+        return None
+    end = re.search(rf"(?:^|\n){_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}", section)
+    quote = _clean(section[: end.start()] if end else section)
+    return "" if " ".join(words(quote)) in _NOTHING else quote
+
+
+# ---------------------------------------------------------------------------------- judge
+
+JudgeVerdict = Literal["True", "False", "NA"]
+_VERDICTS: dict[str, JudgeVerdict] = {"true": "True", "false": "False", "na": "NA", "n/a": "NA"}
+_JUDGE = re.compile(r"(?<![A-Za-z])(True|False|NA|N/A)(?![A-Za-z/])")
+
+
+def judge_verdict(reply: str) -> JudgeVerdict | None:
+    """The judge's True, False or NA (seed Table 10): its last non-empty line when that is
+    one of them, else the one verdict the reply names (N/A read as NA); None otherwise."""
+    lines = [_clean(line).lower() for line in reply.splitlines() if _clean(line)]
+    if lines and lines[-1] in _VERDICTS:
+        return _VERDICTS[lines[-1]]
+    named = {_VERDICTS[verdict.lower()] for verdict in _JUDGE.findall(reply)}
+    return named.pop() if len(named) == 1 else None

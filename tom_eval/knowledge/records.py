@@ -1,0 +1,219 @@
+"""The Act-on-Known files as typed records, each checked as it is read: a file that is not
+JSON or lacks a field stops the run with one line naming it.
+
+Known quirks of the data (commit ffae95d), handled here:
+* The erroneous stories are not index-aligned with the originals (erroneous_story_7 is not
+  story_7 rewritten): the two are never paired by number. An erroneous story's original is
+  found by its opening words instead (`base_story`, None when no single original matches),
+  and gives it a genre when the file has none.
+* The gold error span is the text the file's `erroneous_event` wraps in error tags (see
+  `gold_span`), since in a few files the `error` field is not a verbatim part of the story;
+  the `error` field is the fallback. One file has an empty `error` field and malformed tags:
+  with neither a tagged span nor an error text, a story has no gold span and is left out of
+  localisation (it is still classified).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tom_eval.errors import InputError
+from tom_eval.json_fields import JsonFields
+from tom_eval.knowledge.parsing import words
+from tom_eval.knowledge.source import (
+    ERROR_FILES,
+    IKD,
+    KNP,
+    KNP_FILES,
+    ORIGINAL_FILES,
+    Folder,
+    data_root,
+)
+
+UNKNOWN_GENRE = "unknown"
+OPENING = 12
+"""How many opening words identify an erroneous story's original (edits are mostly one
+sentence in the middle of a story of about 600 words)."""
+
+
+@dataclass(frozen=True)
+class KnpItem:
+    number: int
+    genre: str
+    story: str
+    character: str
+    implausible_knowledge: str
+    question: str
+    answer_with_knowledge: str
+    answer_without_knowledge: str
+    """The right answer: what the character does without the knowledge they cannot have."""
+
+
+@dataclass(frozen=True)
+class OriginalStory:
+    number: int
+    genre: str
+    story: str
+
+
+@dataclass(frozen=True)
+class ErrorStory:
+    number: int
+    genre: str
+    story: str
+    character: str
+    implausible_knowledge: str
+    """The story's mention of the knowledge the character cannot have."""
+    event: str
+    """The erroneous event (a paragraph of the story), without its error tags."""
+    gold: str
+    """The error span localisation is scored against ('' when the file gives none)."""
+    gold_source: str
+    """Where `gold` comes from: tagged, error_field, tagged_not_verbatim,
+    error_field_not_verbatim or none (see `gold_span`)."""
+    base_story: int | None
+
+
+@dataclass(frozen=True)
+class IkdData:
+    originals: list[OriginalStory]
+    errors: list[ErrorStory]
+
+
+def read_knp(root: Path, origin: str) -> list[KnpItem]:
+    items = []
+    for number, fields in _records(root, origin, KNP_FILES):
+        item = KnpItem(
+            number,
+            fields.text("genre", blank=False),
+            fields.text("story", blank=False),
+            fields.text("character", blank=False),
+            fields.text("implausible_knowledge", blank=False),
+            fields.text("question", blank=False),
+            fields.text("answer_with_knowledge", blank=False),
+            fields.text("answer_without_knowledge", blank=False),
+        )
+        if words(item.answer_with_knowledge) == words(item.answer_without_knowledge):
+            fields.fail("the two answers are the same")
+        items.append(item)
+    return items
+
+
+def read_ikd(root: Path, origin: str) -> IkdData:
+    originals = [
+        OriginalStory(number, fields.text("genre", blank=False), fields.text("story", blank=False))
+        for number, fields in _records(root, origin, ORIGINAL_FILES)
+    ]
+    by_opening = _openings(originals)
+    errors = []
+    for number, fields in _records(root, origin, ERROR_FILES):
+        story = fields.text("story", blank=False)
+        tagged_event = fields.text("erroneous_event", blank=False)
+        error = fields.get("error")
+        if not isinstance(error, str):
+            fields.fail(f"'error' must be a string, got {error!r}")
+        gold, source = gold_span(story, tagged_event, error)
+        base = by_opening.get(_opening(story))
+        errors.append(
+            ErrorStory(
+                number,
+                _genre(fields, base),
+                story,
+                fields.text("character", blank=False),
+                fields.text("implausible_knowledge", blank=False),
+                untagged(tagged_event),
+                gold,
+                source,
+                None if base is None else base.number,
+            )
+        )
+    return IkdData(originals, errors)
+
+
+def _records(root: Path, origin: str, folder: Folder) -> list[tuple[int, JsonFields]]:
+    files = folder.files(root)
+    if not files:
+        raise InputError(f"{origin}: no {folder.path}/{folder.prefix}N.json files")
+    return [(number, _fields(path, f"{origin}/{folder.name(number)}")) for number, path in files]
+
+
+def _fields(path: Path, where: str) -> JsonFields:
+    try:
+        return JsonFields(where, json.loads(path.read_text(encoding="utf-8")))
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: not JSON ({error.msg}, line {error.lineno})") from None
+
+
+def _genre(fields: JsonFields, base: OriginalStory | None) -> str:
+    if "genre" in fields.data:
+        return fields.text("genre", blank=False)
+    return UNKNOWN_GENRE if base is None else base.genre
+
+
+def _opening(story: str) -> tuple[str, ...]:
+    return tuple(words(story)[:OPENING])
+
+
+def _openings(originals: Sequence[OriginalStory]) -> dict[tuple[str, ...], OriginalStory]:
+    """Originals by opening words, leaving out openings two originals share."""
+    found: dict[tuple[str, ...], list[OriginalStory]] = {}
+    for original in originals:
+        found.setdefault(_opening(original.story), []).append(original)
+    return {opening: stories[0] for opening, stories in found.items() if len(stories) == 1}
+
+
+TAG_NAMES = "error|modified"
+"""The files mark the error with error tags; the authors' construction prompt (seed Table 6)
+asked for `modified` tags, accepted too."""
+_SPAN = re.compile(rf"<\s*({TAG_NAMES})\s*>(.*?)<\s*/?\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(rf"<\s*/?\s*(?:{TAG_NAMES})\s*/?\s*>", re.IGNORECASE)
+
+
+def tagged_spans(event: str) -> list[str]:
+    """The tagged parts of an event; a closing tag without its slash (`<error>...<error>`)
+    still closes the span."""
+    return [
+        " ".join(text.split())
+        for _, text in _SPAN.findall(event)
+        if text.strip() and not _TAG.search(text)
+    ]
+
+
+def untagged(event: str) -> str:
+    return " ".join(_TAG.sub("", event).split())
+
+
+def gold_span(story: str, event: str, error: str) -> tuple[str, str]:
+    """(span, source). In order: the tagged spans when they stand verbatim in the story
+    (white space aside); the error field when it does; the tagged spans anyway; the error
+    field anyway; nothing."""
+    text = " ".join(story.split())
+    spans = tagged_spans(event)
+    error = " ".join(error.split())
+    if spans and all(span in text for span in spans):
+        return " ".join(spans), "tagged"
+    if error and error in text:
+        return error, "error_field"
+    if spans:
+        return " ".join(spans), "tagged_not_verbatim"
+    if error:
+        return error, "error_field_not_verbatim"
+    return "", "none"
+
+
+def load_knp(data_dir: Path | None) -> tuple[list[KnpItem], str]:
+    """The KNP items and where they were read from."""
+    root, origin = data_root(KNP, data_dir, read_knp)
+    return read_knp(root, origin), origin
+
+
+def load_ikd(data_dir: Path | None) -> tuple[IkdData, str]:
+    """The IKD stories and where they were read from."""
+    root, origin = data_root(IKD, data_dir, read_ikd)
+    return read_ikd(root, origin), origin

@@ -1,0 +1,249 @@
+"""Where the Act-on-Known data comes from: the authors' repository at a pinned commit,
+downloaded once into a cache, or a local copy (`-T data_dir=`). The repository has no
+licence, so tom-eval ships none of it.
+
+A copy is a folder in the repository's layout (`Data/KNP/qa_N.json`,
+`Data/IKD/original/story_N.json`, `Data/IKD/errors/erroneous_story_N.json`) with, beside
+`Data/`, a manifest `SHA256SUMS` in `sha256sum` format (so `sha256sum -c SHA256SUMS` checks
+it too). The checksums are trust on first use: no checksum of the authors' files was
+available when this was written, so the manifest is written from the first download (after
+every file has been read and checked as a record) and every later load verifies against it.
+That catches a damaged or edited cache and a local copy that differs from the one its
+manifest was written for; it cannot prove that the first download is what the authors
+published, beyond what HTTPS and the commit in the URL give.
+
+A download goes to a temporary folder beside the cache, is checked, and is renamed into
+place in one step, so the cache never holds half a download.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from tom_eval.errors import InputError
+
+REPOSITORY = "DingyiYang/Act-on-Known"
+COMMIT = "ffae95d"
+"""The commit the data is pinned to (2026-03-23), abbreviated: GitHub resolves an
+abbreviated commit in raw URLs, and the full id could not be read from this machine."""
+DEFAULT_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
+URL_VARIABLE = "TOM_EVAL_KNOWLEDGE_URL"
+"""Another base URL (an http(s) mirror or a file:// copy) in the repository's layout."""
+CACHE_VARIABLE = "TOM_EVAL_CACHE"
+MANIFEST = "SHA256SUMS"
+TIMEOUT = 60.0
+CONNECTIONS = 8
+LOCAL_HINT = "-T data_dir=DIR reads a local copy"
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One folder of numbered JSON files, e.g. Data/KNP/qa_1.json ... qa_500.json."""
+
+    path: str
+    prefix: str
+    count: int
+
+    def name(self, number: int) -> str:
+        return f"{self.path}/{self.prefix}{number}.json"
+
+    def names(self) -> list[str]:
+        return [self.name(number) for number in range(1, self.count + 1)]
+
+    def files(self, root: Path) -> list[tuple[int, Path]]:
+        """The numbered files present under `root`, in number order."""
+        pattern = re.compile(rf"{re.escape(self.prefix)}([1-9][0-9]*)\.json")
+        folder = root / self.path
+        found = [
+            (int(match.group(1)), path)
+            for path in (folder.iterdir() if folder.is_dir() else ())
+            if (match := pattern.fullmatch(path.name))
+        ]
+        return sorted(found)
+
+
+@dataclass(frozen=True)
+class Subset:
+    """What one task reads: KNP, or IKD's originals and erroneous stories."""
+
+    name: str
+    folders: tuple[Folder, ...]
+
+    def names(self) -> list[str]:
+        return [name for folder in self.folders for name in folder.names()]
+
+    def owns(self, name: str) -> bool:
+        return any(name.startswith(f"{folder.path}/") for folder in self.folders)
+
+
+KNP_FILES = Folder("Data/KNP", "qa_", 500)
+ORIGINAL_FILES = Folder("Data/IKD/original", "story_", 500)
+ERROR_FILES = Folder("Data/IKD/errors", "erroneous_story_", 500)
+KNP = Subset("KNP", (KNP_FILES,))
+IKD = Subset("IKD", (ORIGINAL_FILES, ERROR_FILES))
+
+Check = Callable[[Path, str], object]
+"""Reads a copy at `root` as records, naming files after `origin`; raises InputError."""
+
+
+def data_root(subset: Subset, data_dir: Path | None, check: Check) -> tuple[Path, str]:
+    """The folder to read `subset` from and how to name it in messages: the user's copy
+    (its manifest verified when it has one), else the cache, downloaded if absent."""
+    if data_dir is not None:
+        root = local_root(data_dir)
+        if (root / MANIFEST).exists():
+            verify(root, subset, complete=False)
+        return root, str(root)
+    base_url = os.environ.get(URL_VARIABLE) or DEFAULT_URL
+    return cached(subset, base_url.rstrip("/"), check), base_url.rstrip("/")
+
+
+def local_root(data_dir: Path) -> Path:
+    """A clone of the repository (the folder holding Data/) or its Data folder itself."""
+    if not data_dir.is_dir():
+        raise InputError(f"data_dir {data_dir}: no such folder")
+    if (data_dir / "Data").is_dir():
+        return data_dir
+    if data_dir.name == "Data":
+        return data_dir.parent
+    raise InputError(f"data_dir {data_dir}: no Data folder (expected a copy of {REPOSITORY})")
+
+
+def cache_root() -> Path:
+    if os.environ.get(CACHE_VARIABLE):
+        return Path(os.environ[CACHE_VARIABLE]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tom-eval"
+
+
+def cache_folder(subset: Subset, base_url: str) -> Path:
+    """Named by the pinned commit; a copy from another URL is kept apart, by its digest."""
+    key = COMMIT if base_url == DEFAULT_URL else f"url-{_digest(base_url.encode())[:16]}"
+    return cache_root() / "act-on-known" / key / subset.name
+
+
+def cached(subset: Subset, base_url: str, check: Check) -> Path:
+    final = cache_folder(subset, base_url)
+    if not final.exists():
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{subset.name}-", dir=final.parent))
+        except OSError as error:
+            raise InputError(
+                f"cannot write the cache {final.parent}: {error.strerror} "
+                f"(set {CACHE_VARIABLE}, or {LOCAL_HINT})"
+            ) from None
+        try:
+            download(subset, base_url, staging)
+            check(staging, base_url)
+            write_manifest(staging, subset.names())
+            _move_into_place(staging, final)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    verify(final, subset, complete=True)
+    return final
+
+
+def _move_into_place(staging: Path, final: Path) -> None:
+    """Atomic; when another process finished the same download first, its copy stays."""
+    try:
+        staging.rename(final)
+    except OSError:
+        if not final.exists():
+            raise
+
+
+def download(subset: Subset, base_url: str, target: Path) -> None:
+    """Every file of `subset` into `target`. The first file alone, so that a missing
+    network fails at once; the rest concurrently, stopping at the first failure."""
+    first, *rest = subset.names()
+    _save(target, first, fetch(f"{base_url}/{first}"))
+    with ThreadPoolExecutor(CONNECTIONS) as pool:
+        futures = {pool.submit(fetch, f"{base_url}/{name}"): name for name in rest}
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        failed = [future for future in done if future.exception() is not None]
+        if failed:
+            pool.shutdown(cancel_futures=True)
+            failed[0].result()
+        for future, name in futures.items():
+            _save(target, name, future.result())
+
+
+def fetch(url: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+            body: bytes = response.read()
+            return body
+    except urllib.error.HTTPError as error:
+        raise InputError(
+            f"cannot download {url}: HTTP {error.code} {error.reason} "
+            f"(check {URL_VARIABLE}; {LOCAL_HINT})"
+        ) from None
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise InputError(f"cannot download {url}: {reason} (no network? {LOCAL_HINT})") from None
+
+
+def _save(target: Path, name: str, body: bytes) -> None:
+    path = target / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body)
+
+
+def write_manifest(root: Path, names: list[str]) -> None:
+    lines = [f"{_digest((root / name).read_bytes())}  {name}\n" for name in names]
+    (root / MANIFEST).write_text("".join(lines), encoding="utf-8")
+
+
+def read_manifest(root: Path) -> dict[str, str]:
+    """name -> sha256 hex digest."""
+    manifest = root / MANIFEST
+    entries: dict[str, str] = {}
+    for number, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), 1):
+        match = re.fullmatch(r"([0-9a-f]{64}) [ *](.+)", line.strip())
+        if not match:
+            raise InputError(f"{manifest}, line {number}: not '<sha256>  <file>'")
+        entries[match.group(2)] = match.group(1)
+    return entries
+
+
+def verify(root: Path, subset: Subset, complete: bool) -> None:
+    """Every file of `subset` listed in the manifest is present with its checksum and every
+    such file present is listed; with `complete`, all of the subset's files are listed."""
+    manifest = root / MANIFEST
+    listed = {name: digest for name, digest in read_manifest(root).items() if subset.owns(name)}
+    redo = f"delete {root} to download again" if complete else "restore the copy"
+    if complete and sorted(listed) != sorted(subset.names()):
+        raise InputError(
+            f"{manifest}: lists {len(listed)} {subset.name} files, expected "
+            f"{len(subset.names())}; {redo}"
+        )
+    for name in _present(root, subset):
+        if name not in listed:
+            raise InputError(f"{root / name}: not in {manifest}")
+    for name, digest in listed.items():
+        path = root / name
+        if not path.is_file():
+            raise InputError(f"{path}: missing (listed in {manifest}); {redo}")
+        if _digest(path.read_bytes()) != digest:
+            raise InputError(f"{path}: checksum mismatch with {manifest}; {redo}")
+
+
+def _present(root: Path, subset: Subset) -> Iterator[str]:
+    for folder in subset.folders:
+        for number, _ in folder.files(root):
+            yield folder.name(number)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
