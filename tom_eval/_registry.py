@@ -31,6 +31,10 @@ def players() -> type[ModelAPI]:
             kind = HumanPlayer
         elif model_name in POLICIES:
             kind = FalseBeliefPlayer
+        elif model_name == "flaky":
+            from tom_eval.flaky import FlakyPlayer
+
+            kind = FlakyPlayer
         return kind(model_name, *args, **kwargs)
 
     return cast(type[ModelAPI], player)
