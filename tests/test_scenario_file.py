@@ -165,6 +165,7 @@ def test_duplicate_keys_are_rejected(small_file: Path, tmp_path: Path) -> None:
     ("changes", "problem"),
     [
         ({"id": "seven"}, "'id' must be a number"),
+        ({"id": "\u00b2"}, "'id' must be a number"),  # a digit to str.isdigit, not to int
         (
             {"events": [{"event_type": "remove", "character": "C"}]},
             "remove events are not part of the game",
