@@ -3,9 +3,9 @@
 Runs `inspect eval tasks/tom.py -T response_format=F` for each format and model and reads
 the model usage Inspect logs per sample: input and output tokens per sample (all of the
 sample's calls: the action, and the answer when A must answer) and for a whole default
-run. The reference players count four characters a token (no tokenizer is downloaded);
-`gguf/smollm2` reports the real count of its own tokenizer from llama.cpp, for
-comparison. Input tokens are almost all of the cost and depend little on the model: they
+run, cached prompt tokens included. The reference players count four characters a token
+(no tokenizer is downloaded); `gguf/smollm2` reports the count of its own tokenizer, from
+llama.cpp. Input tokens are almost all of the cost and depend little on the model: they
 are the rules, the story and the question, sent with every call.
 
 Usage: python benchmarks/token_costs.py [--models tom/oracle] [--limit N] [--reps 10]
@@ -32,8 +32,9 @@ DEFAULT_SAMPLES = 1560
 def usage(log: EvalLog) -> tuple[float, float]:
     """Mean input and output tokens per sample, over every model the sample called."""
     samples = log.samples or []
+    # A provider that reuses a cached prompt prefix (llama.cpp does) reports it apart.
     tokens = [
-        (use.input_tokens, use.output_tokens)
+        (use.input_tokens + (use.input_tokens_cache_read or 0), use.output_tokens)
         for sample in samples
         for use in sample.model_usage.values()
     ]
