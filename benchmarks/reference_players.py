@@ -14,26 +14,20 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
-import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
 from inspect_ai.log import read_eval_log
+from measure import inspect_eval
 
 MODELS = ("tom/oracle", "tom/always-pass", "tom/no-tom", "tom/random")
-ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ("model", "N", "balanced accuracy", "plain accuracy", "lies okay", "invalid")
 
 
 def run(model: str, log_dir: Path, task_args: list[str]) -> tuple[float, Path]:
-    command = [sys.executable, "-m", "inspect_ai", "eval", "tasks/tom.py", "--model", model]
-    command += ["--log-dir", str(log_dir), "--display", "none", *task_args]
-    started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True)
-    return time.perf_counter() - started, next(log_dir.glob("*.eval"))
+    measured, log = inspect_eval("tasks/tom.py", log_dir, "--model", model, *task_args)
+    return measured.wall, Path(log.location)
 
 
 def chance_band(log_path: Path) -> tuple[float, float, float]:

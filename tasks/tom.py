@@ -66,6 +66,10 @@ def tom(
         _check_choice("mode", mode, MODES)
         _check_choice("history", history, HISTORY_MODES)
         reps, seed = _whole_number("reps", reps), _whole_number("seed", seed)
+        if scenario_file is not None and not isinstance(scenario_file, str):
+            raise InputError(f"scenario_file must be a file name, not {scenario_file!r}")
+        if not isinstance(lose, bool):
+            raise InputError(f"lose must be true or false, not {lose!r}")
         games, turns = _whole_number("games", games), _whole_number("turns", turns)
         records = scenario_records(ids, extras, reps, seed, scenario_file)
         players, rules = parse_lineup(lineup), Rules(lose=lose)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tom_eval.checking import check
+from tom_eval.epistemics import OTHER_LABELS, SELF_LABELS
+from tom_eval.errors import InputError
 from tom_eval.generation import generate, generate_group
 from tom_eval.narration import narrate
 from tom_eval.oracle import Solution
-from tom_eval.spec import EXTRAS, SpecRow, read_spec
+from tom_eval.scenario_file import read_scenarios, write_scenarios
+from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow, read_spec
 from tom_eval.validation import extra_group_violations, generator_violations
 from tom_eval.world import Enter, Leave
 
@@ -53,6 +60,63 @@ def assert_sound_group(row: SpecRow, group: dict[str, Solution]) -> None:
 )
 def test_every_generated_group_satisfies_its_spec(row: SpecRow, rep: int, seed: int) -> None:
     assert_sound_group(row, generate_group(row, rep, seed))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    row=st.builds(
+        SpecRow,
+        st.just(1),
+        st.just("0A"),
+        st.sampled_from(ANSWERERS),
+        st.sampled_from(SELF_LABELS),
+        st.sampled_from(OTHER_LABELS),
+        st.sampled_from(OTHER_LABELS),
+        st.sampled_from(SPEC_ACTIONS),
+    ),
+    rep=st.integers(min_value=1, max_value=100),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_a_users_spec_row_gets_sound_scenarios_or_a_clear_refusal(
+    row: SpecRow, rep: int, seed: int
+) -> None:
+    """`tom-eval generate --spec` takes any combination of labels and action; most have no
+    story (e.g. a Self who knows, asking a teammate), and those must be refused, never
+    answered with a scenario that breaks them."""
+    try:
+        group = generate_group(row, rep, seed)
+    except InputError as error:
+        assert "Id 1" in str(error) and "\n" not in str(error)
+        return
+    assert_sound_group(row, group)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    ids=st.sets(st.sampled_from(sorted({row.id for row in ROWS})), min_size=1, max_size=3),
+    extras=st.sets(st.sampled_from(EXTRAS), min_size=1),
+    reps=st.integers(min_value=1, max_value=2),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_generated_files_check_clean(ids: set[int], extras: set[str], reps: int, seed: int) -> None:
+    """The file a user gets, read back, passes `tom-eval check` with no disagreement."""
+    rows = [row for row in read_spec() if row.id in ids and row.extra in extras]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "scenarios.jsonl"
+        write_scenarios(path, generate(rows, reps, seed, workers=1))
+        findings = check(read_scenarios(path))
+    assert len(findings) == len(rows) * reps
+    assert [finding.disagreements for finding in findings] == [[]] * len(findings)
+
+
+def test_files_do_not_depend_on_the_number_of_processes(tmp_path: Path) -> None:
+    rows = [row for row in read_spec() if row.id in (10, 17, 27, 39)]
+    files = []
+    for workers in (1, 3):
+        path = tmp_path / f"{workers}.jsonl"
+        write_scenarios(path, generate(rows, 2, 11, workers=workers))
+        files.append(path.read_bytes())
+    assert files[0] == files[1]
 
 
 def test_the_same_arguments_give_the_same_scenarios() -> None:

@@ -165,6 +165,7 @@ def test_duplicate_keys_are_rejected(small_file: Path, tmp_path: Path) -> None:
     ("changes", "problem"),
     [
         ({"id": "seven"}, "'id' must be a number"),
+        ({"id": "\u00b2"}, "'id' must be a number"),  # a digit to str.isdigit, not to int
         (
             {"events": [{"event_type": "remove", "character": "C"}]},
             "remove events are not part of the game",
@@ -188,35 +189,91 @@ json_values = st.recursive(
 )
 
 
-@settings(
+FUZZ = settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+
+
+def read_or_reject(path: Path) -> list[ScenarioRecord] | None:
+    """The records, or None when the file was rejected the one way allowed: an InputError of
+    one line that names the file. Any other exception fails the test."""
+    try:
+        return read_scenarios(path)
+    except InputError as error:
+        assert str(path) in str(error) and "\n" not in str(error), error
+        return None
+
+
+@FUZZ
 @given(value=json_values)
 def test_arbitrary_json_is_rejected_cleanly(tmp_path: Path, value: Any) -> None:
     path = tmp_path / "fuzz.jsonl"
     path.write_text(json.dumps(value))
-    try:
-        read_scenarios(path)
-    except InputError as error:
-        assert "\n" not in str(error)
+    assert read_or_reject(path) is None
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(value=json_values, data=st.data())
-def test_corrupted_records_are_rejected_cleanly(
-    small_file: Path, tmp_path: Path, value: Any, data: st.DataObject
+@FUZZ
+@given(content=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
+def test_arbitrary_bytes_are_rejected_cleanly(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "fuzz.json"
+    path.write_bytes(content)
+    assert read_or_reject(path) is None
+
+
+@FUZZ
+@given(data=st.data())
+def test_cut_and_spliced_files_are_rejected_cleanly(
+    small_file: Path, tmp_path: Path, data: st.DataObject
 ) -> None:
-    record = lines(small_file)[0]
-    field = data.draw(st.sampled_from(sorted(record)))
-    record[field] = value
+    """A file cut short (a copy interrupted) or with text spliced in (a bad edit)."""
+    text = small_file.read_text()
+    cut = data.draw(st.integers(0, len(text) - 1))
+    spliced = data.draw(st.text(max_size=6))
+    path = tmp_path / "damaged.jsonl"
+    path.write_text(text[:cut] + spliced + text[cut + data.draw(st.integers(0, 3)) :])
+    records = read_or_reject(path)
+    if records is not None:
+        check(records)
+
+
+@st.composite
+def corrupted(draw: st.DrawFn, data: Any) -> Any:
+    """`data` with one value somewhere inside it (at any depth) replaced, removed or added."""
+    if not isinstance(data, dict | list) or not data or draw(st.integers(0, 3)) == 0:
+        return draw(json_values)
+    keys = sorted(data) if isinstance(data, dict) else list(range(len(data)))
+    key = draw(st.sampled_from(keys))
+    copy = dict(data) if isinstance(data, dict) else list(data)
+    action = draw(st.sampled_from(("replace", "remove", "add")))
+    if action == "remove":
+        del copy[key]
+    elif action == "add" and isinstance(copy, dict):
+        copy[draw(st.text(max_size=8))] = draw(json_values)
+    else:
+        copy[key] = draw(corrupted(data[key]))
+    return copy
+
+
+@FUZZ
+@given(data=st.data())
+def test_corrupted_records_are_rejected_cleanly(
+    small_file: Path, tmp_path: Path, data: st.DataObject
+) -> None:
+    record = data.draw(corrupted(lines(small_file)[0]))
     path = write_lines(tmp_path / "corrupt.jsonl", [record])
-    try:
-        (read,) = read_scenarios(path)
-    except InputError as error:
-        assert str(path) in str(error)
-        return
-    # A value that still reads is checkable: a wrong stored fact is a disagreement, not a crash.
-    assert read.key == record["key"]
-    check([read])
+    records = read_or_reject(path)
+    if records is not None:
+        # A value that still reads is checkable: a wrong stored fact is a disagreement.
+        check(records)
+
+
+@FUZZ
+@given(data=st.data())
+def test_corrupted_reference_files_are_rejected_cleanly(
+    tmp_path: Path, data: st.DataObject
+) -> None:
+    path = tmp_path / "corrupt.json"
+    path.write_text(json.dumps(data.draw(corrupted(reference_like()))))
+    records = read_or_reject(path)
+    if records is not None:
+        check(records)

@@ -6,10 +6,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from conftest import REFERENCE_SPEC, require_shared
 from tom_eval.errors import InputError
-from tom_eval.spec import EXTRAS, SpecRow, read_mastery, read_spec, select_rows
+from tom_eval.spec import (
+    EXTRAS,
+    SpecRow,
+    parse_extras,
+    parse_ids,
+    read_mastery,
+    read_spec,
+    select_rows,
+)
 
 HEADER = "Id,Extra,Answerer,Self,Teammate,Opponent,Action\n"
 GOOD_ROW = "12,0A,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n"
@@ -70,6 +80,10 @@ def test_mastery_categories_agree_with_the_spec_table(spec_rows: list[SpecRow]) 
         ),
         (
             HEADER + "x,0A,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n",
+            "row 2: Id must be a positive integer",
+        ),
+        (
+            HEADER + "\u00b2,0A,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n",
             "row 2: Id must be a positive integer",
         ),
         (
@@ -143,3 +157,40 @@ def test_selecting_unknown_ids_or_extras_fails(spec_rows: list[SpecRow]) -> None
         select_rows(spec_rows, [40], ["0A"])
     with pytest.raises(InputError, match="unknown Extra '2C'"):
         select_rows(spec_rows, [1], ["2C"])
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("\u00b2", "cannot read '\u00b2'"),  # a digit to str.isdigit, not to int
+        ("7-\u0663", "cannot read"),
+        ("13-7", "'13-7' is an empty range"),
+        (",", "cannot read ''"),
+    ],
+)
+def test_bad_id_selections_fail_with_one_line(text: str, problem: str) -> None:
+    with pytest.raises(InputError, match=problem):
+        parse_ids(text, list(range(1, 40)), ())
+
+
+def test_a_huge_id_range_is_read_at_once_and_its_unknown_end_reported(
+    spec_rows: list[SpecRow],
+) -> None:
+    ids = parse_ids("7-99999999999", [row.id for row in spec_rows], ())
+    assert ids == [*range(7, 40), 99999999999]
+    with pytest.raises(InputError, match="unknown Id 99999999999"):
+        select_rows(spec_rows, ids, ["0A"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(max_size=20) | st.from_regex(r"[0-9,\- ]{0,16}", fullmatch=True))
+@example(text="")
+def test_any_id_or_extra_selection_reads_or_fails_in_one_line(text: str) -> None:
+    known = list(range(1, 40))
+    for parse in (lambda: parse_ids(text, known, (7, 8)), lambda: parse_extras(text)):
+        try:
+            chosen = parse()
+        except InputError as error:
+            assert "\n" not in str(error)
+            continue
+        assert chosen and len(set(chosen)) == len(chosen)

@@ -19,12 +19,14 @@ import tasks.tom
 @modelapi(name="tom")
 def players() -> type[ModelAPI]:
     """`tom/human` is a person; `tom/belief-oracle` and `tom/reality-biased` play the
-    false-belief battery; `tom/rational` and `tom/random-agent` the coherence test; every
-    other `tom/<policy>` is a game reference player. Inspect only calls what this
+    false-belief battery; `tom/rational` and `tom/random-agent` the coherence test;
+    `tom/flaky` is a reference player behind an unreliable API; every other `tom/<policy>`
+    is a game reference player. Inspect only calls what this
     returns, so a function that picks the class serves."""
     from tom_eval.coherence.agents import POLICIES as COHERENCE_AGENTS
     from tom_eval.coherence.players import CoherencePlayer
     from tom_eval.false_belief.players import POLICIES, FalseBeliefPlayer
+    from tom_eval.flaky import FlakyPlayer
     from tom_eval.human import HumanPlayer
     from tom_eval.players import ReferencePlayer
 
@@ -36,6 +38,8 @@ def players() -> type[ModelAPI]:
             kind = FalseBeliefPlayer
         elif model_name in COHERENCE_AGENTS:
             kind = CoherencePlayer
+        elif model_name == "flaky":
+            kind = FlakyPlayer
         return kind(model_name, *args, **kwargs)
 
     return cast(type[ModelAPI], player)

@@ -87,10 +87,12 @@ def parse_lineup(text: str | list[str]) -> Lineup:
     (Inspect passes `-T lineup=B=...,N=...` as a list of the comma-separated parts)."""
     if isinstance(text, list):
         text = ",".join(str(part) for part in text)
+    if not isinstance(text, str):
+        raise InputError(f"lineup: expected changes such as D=honest_opponent, not {text!r}")
     types = dict(DEFAULT_LINEUP.types)
     if text.strip() not in ("", "default"):
         for part in text.split(","):
-            player, _, kind = (piece.strip() for piece in part.partition("="))
+            player, _, kind = (" ".join(piece.split()) for piece in part.partition("="))
             if player not in _ROLE_TYPES or player == SELF:
                 raise InputError(f"lineup: unknown player '{player}' (use B, C, D or N)")
             if kind not in _ROLE_TYPES[player]:

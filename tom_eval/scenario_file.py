@@ -26,7 +26,7 @@ from tom_eval.errors import InputError
 from tom_eval.generation import Generated
 from tom_eval.json_fields import JsonFields
 from tom_eval.oracle import Solution
-from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow
+from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow, is_whole_number
 from tom_eval.world import CHARACTERS, CONTAINERS, NOTHING, Enter, Event, Leave, Move, Put, Scenario
 
 OUR_FORMAT = "tom-eval"
@@ -314,7 +314,7 @@ def _read_reference(path: Path, data: Any) -> list[ScenarioRecord]:
 def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
     fields = JsonFields(f"{path} scenario {index + 1}", data)
     id_text = fields.text("id")
-    if not id_text.isdigit():
+    if not is_whole_number(id_text):
         fields.fail(f"'id' must be a number, got {id_text!r}")
     spec_id = int(id_text)
     extra = fields.choice("extra", EXTRAS)

@@ -84,7 +84,7 @@ def _spec_row(path: Path, number: int, cells: list[str]) -> SpecRow:
     if len(cells) != len(SPEC_COLUMNS):
         raise InputError(f"{where}: expected {len(SPEC_COLUMNS)} cells, got {len(cells)}")
     id_text, extra, answerer, self_label, teammate, opponent, action = (c.strip() for c in cells)
-    if not id_text.isdigit() or int(id_text) < 1:
+    if not is_whole_number(id_text) or int(id_text) < 1:
         raise InputError(f"{where}: Id must be a positive integer, got '{id_text}'")
     checks = (
         ("Extra", extra, EXTRAS),
@@ -146,17 +146,29 @@ def parse_ids(
     ids: list[int] = []
     for part in text.split(","):
         low, _, high = part.strip().partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
+        if not is_whole_number(low) or (high and not is_whole_number(high)):
             raise InputError(
                 f"ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
             )
-        ids += range(int(low), int(high or low) + 1)
+        first, last = int(low), int(high or low)
+        if last < first:
+            raise InputError(f"ids: '{part.strip()}' is an empty range")
+        # The known Ids in the range, and its ends (reported if unknown): `range` itself
+        # could be billions long.
+        ids += [first, last, *(known_id for known_id in known if first <= known_id <= last)]
     return sorted(set(ids))
+
+
+def is_whole_number(text: str) -> bool:
+    """Digits 0-9 only: `str.isdigit` also accepts "²", which `int` refuses."""
+    return text.isascii() and text.isdigit()
 
 
 def parse_extras(value: str | list[str]) -> list[str]:
     """A list like "0A,1B"."""
     extras = [extra.strip().upper() for extra in _list_text(value).split(",") if extra.strip()]
+    if not extras:
+        raise InputError(f"extras: none given (use e.g. {','.join(EXTRAS)})")
     for extra in extras:
         if extra not in EXTRAS:
             raise InputError(f"unknown Extra '{extra}' (allowed: {', '.join(EXTRAS)})")
@@ -165,10 +177,10 @@ def parse_extras(value: str | list[str]) -> list[str]:
 
 def _list_text(value: object) -> str:
     """A comma-separated list as text, however it arrives: Inspect's `-T ids=7,8` hands over
-    a list, or the text of one ("['7', '8']")."""
+    a list, or the text of one ("['7', '8']"). White space (line breaks too) is dropped."""
     if isinstance(value, list):
         value = ",".join(str(item) for item in value)
-    return re.sub(r"[\[\]'\" ]", "", str(value))
+    return re.sub(r"[\[\]'\"\s]", "", str(value))
 
 
 def _ranges(ids: set[int]) -> str:

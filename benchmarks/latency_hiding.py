@@ -1,0 +1,76 @@
+"""Latency hiding: how close a run with a slow model comes to the ideal of
+model calls x latency / connections, at `--max-connections` 1, 10 and 100.
+
+`tom/oracle -M latency=0.5` answers every call after half a second, like an API. Each
+setting runs about 30 samples per connection (so the ideal stays near 20 s; `--limit`
+picks them from a large enough default run), as a separate `inspect eval` process. The
+model calls are counted in the log; efficiency is the ideal over the measured wall time,
+start-up included. Inspect starts as many samples at once as connections, so every
+connection stays busy. A last row runs the largest setting with Inspect's default,
+adaptive concurrency (no `--max-connections`).
+
+Usage: python benchmarks/latency_hiding.py [--latency 0.5] [--connections 1,10,100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import tempfile
+from pathlib import Path
+
+from measure import inspect_eval, machine, markdown_table, model_calls
+
+COLUMNS = (
+    *("max connections", "samples", "model calls", "ideal", "wall time", "efficiency"),
+    "CPU time",
+)
+SAMPLES_PER_CONNECTION = 30
+SPEC_ROWS = 156
+"""Samples per rep of the default run (39 Ids x 4 Extras)."""
+
+
+def run(folder: Path, latency: float, samples: int, connections: int | None) -> tuple[object, ...]:
+    reps = math.ceil(samples / SPEC_ROWS)
+    args = ["--model", "tom/oracle", "-M", f"latency={latency}", "-T", f"reps={reps}"]
+    args += ["--limit", str(samples)]
+    if connections is not None:
+        args += ["--max-connections", str(connections)]
+    measured, log = inspect_eval("tasks/tom.py", folder / f"{connections}", *args)
+    calls = model_calls(log)
+    # Inspect's default, adaptive concurrency, starts at 20 connections and grows to 100.
+    ideal = calls * latency / (connections or 100)
+    return (
+        connections or "adaptive (default)",
+        samples,
+        calls,
+        f"{ideal:.1f} s",
+        f"{measured.wall:.1f} s",
+        f"{ideal / measured.wall:.2f}",
+        f"{measured.cpu:.1f} s",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--connections", default="1,10,100")
+    args = parser.parse_args()
+    settings = [int(text) for text in args.connections.split(",")]
+    with tempfile.TemporaryDirectory() as folder:
+        rows = [
+            run(Path(folder), args.latency, SAMPLES_PER_CONNECTION * connections, connections)
+            for connections in settings
+        ]
+        largest = SAMPLES_PER_CONNECTION * max(settings)
+        rows.append(run(Path(folder), args.latency, largest, None))
+    print(f"machine: {machine()}; -M latency={args.latency}\n")
+    print(markdown_table(COLUMNS, rows))
+    print(
+        "\ncommand: inspect eval tasks/tom.py --model tom/oracle "
+        f"-M latency={args.latency} --max-connections C -T reps=R --limit N"
+    )
+
+
+if __name__ == "__main__":
+    main()
