@@ -6,3 +6,8 @@ class InputError(Exception):
 
     The message names what is wrong and where; the CLI prints it on one line and exits 2.
     """
+
+    def __str__(self) -> str:
+        # Messages quote what the user gave, which may hold line breaks: shown escaped, the
+        # message stays on one line.
+        return super().__str__().replace("\r", "\\r").replace("\n", "\\n")
