@@ -118,6 +118,8 @@ def _story_entry(record: ScenarioRecord) -> dict[str, Any]:
 def user_path(text: str) -> Path:
     """A path as the user meant it: relative to the directory `inspect eval` was started in
     ($PWD), since Inspect runs a task from the task file's own directory."""
+    if "\0" in text:
+        raise InputError(f"{text!r} is not a file name (it holds a NUL character)")
     path = Path(text).expanduser()
     if path.is_absolute():
         return path
