@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from inspect_ai.scorer import (
     Metric,
@@ -50,6 +51,7 @@ from tom_eval.coherence.worlds import (
     DOMAINS,
     INFERENCE_TASKS,
     TASKS,
+    Domain,
     InferenceTask,
     answers,
     find_item,
@@ -57,6 +59,7 @@ from tom_eval.coherence.worlds import (
 )
 
 VALUES = ("reply_answers", "read", "by_logprobs")
+AnyTask = TypeVar("AnyTask", bound=str)
 
 
 def run_answers(scores: Sequence[SampleScore]) -> Answers:
@@ -69,8 +72,10 @@ def run_answers(scores: Sequence[SampleScore]) -> Answers:
     return run
 
 
-def _present(run: Answers) -> set[tuple[str, str]]:
-    return {(find_item(item_id).domain, find_item(item_id).task) for item_id in run}
+def _answered(run: Answers, tasks: Sequence[AnyTask]) -> list[tuple[Domain, AnyTask]]:
+    """The (domain, task) pairs of `tasks` the run has items of, in the metrics' order."""
+    present = {(item.domain, item.task) for item in map(find_item, run)}
+    return [(domain, task) for domain in DOMAINS for task in tasks if (domain, task) in present]
 
 
 def _finite(values: Mapping[str, float]) -> dict[str, float]:
@@ -91,13 +96,10 @@ def _task_prior(prior: dict[str, float] | None, task: InferenceTask) -> dict[str
 def bayesian(prior: dict[str, float] | None = None) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         run = run_answers(scores)
-        present = _present(run)
         values: dict[str, float] = {}
-        for domain in DOMAINS:
-            for task in INFERENCE_TASKS:
-                if (domain, task) in present:
-                    evaluation = bayesian_evaluation(run, domain, task, _task_prior(prior, task))
-                    values |= _correlation(f"{domain}_{task}", evaluation)
+        for domain, task in _answered(run, INFERENCE_TASKS):
+            evaluation = bayesian_evaluation(run, domain, task, _task_prior(prior, task))
+            values |= _correlation(f"{domain}_{task}", evaluation)
         return _finite(values)
 
     return compute
@@ -107,13 +109,10 @@ def bayesian(prior: dict[str, float] | None = None) -> Metric:
 def validity_metric() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         run = run_answers(scores)
-        present = _present(run)
         return _finite(
             {
                 f"{domain}_{task}_validity": validity(run, domain, task).share
-                for domain in DOMAINS
-                for task in INFERENCE_TASKS
-                if (domain, task) in present
+                for domain, task in _answered(run, INFERENCE_TASKS)
             }
         )
 
@@ -138,16 +137,14 @@ def cross_domain() -> Metric:
 def rational(cost: float = DEFAULT_COST, temperature: float = DEFAULT_TEMPERATURE) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         run = run_answers(scores)
-        present = _present(run)
-        values: dict[str, float] = {}
-        for domain in DOMAINS:
-            for task in TASKS:
-                if (domain, task) in present:
-                    agreement = rational_agreement(
-                        run, domain, task, cost=cost, temperature=temperature
-                    )
-                    values[f"{domain}_{task}_rational_r"] = agreement.pearson
-        return _finite(values)
+        return _finite(
+            {
+                f"{domain}_{task}_rational_r": rational_agreement(
+                    run, domain, task, cost=cost, temperature=temperature
+                ).pearson
+                for domain, task in _answered(run, TASKS)
+            }
+        )
 
     return compute
 

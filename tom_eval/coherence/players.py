@@ -72,8 +72,8 @@ class CoherencePlayer(InProcessPlayer):
             hashlib.sha256(f"{self.seed}:{config.seed}:{prompt}:{prefilled}".encode()).hexdigest()
         )
         text, steps = prefilled, []
+        choices = language.next_tokens(text)
         for _ in range(config.max_tokens or 1_000):
-            choices = language.next_tokens(text)
             if not choices:
                 break
             if temperature > 0:
@@ -82,6 +82,7 @@ class CoherencePlayer(InProcessPlayer):
                 token = max(choices, key=lambda candidate: choices[candidate])
             steps.append(_logprob(token, choices, config.top_logprobs or 0))
             text += token
+            choices = language.next_tokens(text)
         reply = text[len(prefilled) :]
         wanted = bool(config.logprobs) and self.logprobs
         output = ModelOutput(
@@ -89,7 +90,7 @@ class CoherencePlayer(InProcessPlayer):
             choices=[
                 ChatCompletionChoice(
                     message=ChatMessageAssistant(content=reply, model=f"tom/{self.model_name}"),
-                    stop_reason="stop" if not language.next_tokens(text) else "max_tokens",
+                    stop_reason="max_tokens" if choices else "stop",
                     logprobs=Logprobs(content=steps) if wanted else None,
                 )
             ],
