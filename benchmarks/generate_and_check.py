@@ -20,10 +20,10 @@ from pathlib import Path
 
 from measure import Measured, machine, markdown_table, measure
 
-from tom_eval.checking import check
-from tom_eval.generation import generate
-from tom_eval.scenario_file import read_scenarios, write_scenarios
-from tom_eval.spec import read_spec
+from tom_eval.game.checking import check
+from tom_eval.game.generation import generate
+from tom_eval.game.scenario_file import read_scenarios, write_scenarios
+from tom_eval.game.spec import read_spec
 
 DEFAULT_REPS = 10
 DEFAULT_SCENARIOS = 1560

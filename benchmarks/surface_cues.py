@@ -17,11 +17,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from tom_eval.generation import generate
-from tom_eval.oracle import solve
-from tom_eval.scenario_file import ScenarioRecord, read_scenarios, write_scenarios
-from tom_eval.spec import EXTRAS, read_spec
-from tom_eval.world import SELF, Enter, Event, Leave, touches
+from tom_eval.game.generation import generate
+from tom_eval.game.oracle import solve
+from tom_eval.game.scenario_file import ScenarioRecord, read_scenarios, write_scenarios
+from tom_eval.game.spec import EXTRAS, read_spec
+from tom_eval.game.world import SELF, Enter, Event, Leave, touches
 
 
 def inserted(base: tuple[Event, ...], loaded: tuple[Event, ...]) -> list[Event]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog
 from measure import inspect_eval, machine, markdown_table, model_calls
 
-from tom_eval.parsing import RESPONSE_FORMATS
+from tom_eval.game.parsing import RESPONSE_FORMATS
 
 COLUMNS = (
     *("model", "format", "samples", "calls per sample", "input tokens per sample"),

@@ -18,11 +18,11 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.solver import Solver as InspectSolver
 
-from tom_eval.game import DEFAULT_LINEUP
-from tom_eval.generation import generate_group
-from tom_eval.prompts import action_prompt, answer_prompt
-from tom_eval.rules import Rules
-from tom_eval.spec import read_spec
+from tom_eval.game.generation import generate_group
+from tom_eval.game.prompts import action_prompt, answer_prompt
+from tom_eval.game.rules import Rules
+from tom_eval.game.spec import read_spec
+from tom_eval.game.turn import DEFAULT_LINEUP
 
 SPEC_ID = 12
 """Self answers after asking its teammate: a story with an action and an answer."""

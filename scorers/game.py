@@ -40,14 +40,14 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from scorers.tom import balanced, score_value
-from tom_eval.decisions import Action
-from tom_eval.game_solver import GameLog, game_plan
-from tom_eval.mastery import mastery_scores
-from tom_eval.oracle import solve
-from tom_eval.rules import Rules, same_team
-from tom_eval.session import TurnRecord
-from tom_eval.spec import read_mastery
-from tom_eval.world import SELF
+from tom_eval.game.decisions import Action
+from tom_eval.game.game_solver import GameLog, game_plan
+from tom_eval.game.mastery import mastery_scores
+from tom_eval.game.oracle import solve
+from tom_eval.game.rules import Rules, same_team
+from tom_eval.game.session import TurnRecord
+from tom_eval.game.spec import read_mastery
+from tom_eval.game.world import SELF
 
 A_TURN_KEYS: tuple[str, ...] = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
 

@@ -2,7 +2,7 @@
 
 Each sample's Score.value holds numbers only, so epoch reducers average them correctly:
 optimal, lies_okay, valid, regret, points, lie_to_opponent, and answer_correct (NaN,
-i.e. unscored, when A was not the answerer). The engine (`tom_eval.oracle.solve`) decides
+i.e. unscored, when A was not the answerer). The engine (`tom_eval.game.oracle.solve`) decides
 what is optimal and what each action is worth; nothing is looked up.
 
 Metrics: mean and Wilson interval per key; optimal grouped by answerer, Extra and expected
@@ -35,15 +35,15 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
-from tom_eval.decisions import PASS, Action, guaranteed_value
-from tom_eval.epistemics import BELIEVES_FALSE
-from tom_eval.mastery import mastery_scores
-from tom_eval.oracle import Solution, solve
-from tom_eval.rules import Rules
-from tom_eval.scenario_file import read_story_fields
-from tom_eval.solver import GameRecord
-from tom_eval.spec import read_mastery
-from tom_eval.world import NOTHING, OPPONENTS, SELF
+from tom_eval.game.decisions import PASS, Action, guaranteed_value
+from tom_eval.game.epistemics import BELIEVES_FALSE
+from tom_eval.game.mastery import mastery_scores
+from tom_eval.game.oracle import Solution, solve
+from tom_eval.game.rules import Rules
+from tom_eval.game.scenario_file import read_story_fields
+from tom_eval.game.solver import GameRecord
+from tom_eval.game.spec import read_mastery
+from tom_eval.game.world import NOTHING, OPPONENTS, SELF
 
 
 # Each grouping is its own registered metric: Inspect keys metric results by registry name,

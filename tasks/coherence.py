@@ -18,13 +18,12 @@ from inspect_ai.model import GenerateConfig
 
 from scorers.coherence import coherence_metrics, coherence_scorer
 from tom_eval.coherence.dataset import coherence_dataset
+from tom_eval.coherence.parsing import DEFAULT_FLOOR
 from tom_eval.coherence.prior import read_prior
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
-from tom_eval.coherence.reading import DEFAULT_FLOOR
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
-from tom_eval.dataset import user_path
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, user_path
 
 Choice = TypeVar("Choice", bound=str)
 

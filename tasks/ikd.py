@@ -15,8 +15,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.solver import generate
 
 from scorers.ikd import ikd_scorer
-from tom_eval.dataset import user_path
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, user_path
 from tom_eval.knowledge.dataset import STORIES, chosen_genres, flag, ikd_dataset, one_of
 from tom_eval.knowledge.prompts import HIGHLIGHTS
 from tom_eval.knowledge.records import load_ikd

@@ -14,8 +14,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.solver import generate
 
 from scorers.knp import knp_judge_scorer, knp_metrics, knp_scorer
-from tom_eval.dataset import user_path
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, user_path
 from tom_eval.knowledge.dataset import (
     ORDERS,
     chosen_genres,

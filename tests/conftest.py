@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tom_eval.spec import SpecRow, read_spec
-from tom_eval.world import Enter, Leave, Move, Put, Scenario
+from tom_eval.game.spec import SpecRow, read_spec
+from tom_eval.game.world import Enter, Leave, Move, Put, Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

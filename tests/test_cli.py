@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REFERENCE_SCENARIOS, require_shared
 from tom_eval.cli import main
-from tom_eval.spec import parse_ids
+from tom_eval.game.spec import parse_ids
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -31,20 +31,20 @@ from inspect_ai.scorer import SampleScore, Score
 
 from scorers.coherence import bayesian
 from tasks.coherence import coherence
-from tom_eval.analysis import load
 from tom_eval.coherence.agents import TOKEN, AnswerText, distribution, item_of_prompt
-from tom_eval.coherence.prompts import fields, parse_answer, user_prompt
-from tom_eval.coherence.rational import rational_answers
-from tom_eval.coherence.reading import (
+from tom_eval.coherence.parsing import (
     Template,
     canonical_template,
     locate,
     read_distribution,
     value_probabilities,
 )
+from tom_eval.coherence.prompts import fields, parse_answer, user_prompt
+from tom_eval.coherence.rational import rational_answers
 from tom_eval.coherence.report import LABEL_DEFAULTS
 from tom_eval.coherence.worlds import DOMAINS, TASKS, answers, find_item, items
-from tom_eval.report import write_report
+from tom_eval.registry import report_sections
+from tom_eval.report.writer import write_report
 
 AP_ITEM = items("container", "AP")[0]
 BI_ITEM = items("container", "BI")[0]
@@ -223,7 +223,7 @@ def test_the_agents_across_domains(tmp_path: Path) -> None:
     # Without action predictions there is nothing to invert.
     assert not any(key.endswith("_validity") for key in metrics(rational))
     # The report: a row per run and the three panels of the paper's Figure 3.
-    report = write_report(load([tmp_path]), tmp_path / "report")
+    report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
     text = report.read_text()
     assert "## Coherence of action prediction and inference" in text
     assert "tom/rational [default] (coherence, estimator=logprobs, task=BI)" in text

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import returning_teammate
-from tom_eval.decisions import PASS, Action, Situation, decide, guaranteed_value, legal_actions
-from tom_eval.epistemics import OTHER_LABELS, Assessment, Status
-from tom_eval.oracle import solve
-from tom_eval.rules import SEED_RULES, Rules
-from tom_eval.spec import SpecRow
-from tom_eval.world import CONTAINERS
+from tom_eval.game.decisions import PASS, Action, Situation, decide, guaranteed_value, legal_actions
+from tom_eval.game.epistemics import OTHER_LABELS, Assessment, Status
+from tom_eval.game.oracle import solve
+from tom_eval.game.rules import SEED_RULES, Rules
+from tom_eval.game.spec import SpecRow
+from tom_eval.game.world import CONTAINERS
 
 BELIEF = "apple"
 STATUS_OF_LABEL: dict[str, tuple[Status, bool]] = {

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from conftest import returning_teammate
-from tom_eval.epistemics import actual_minds, assess, observe
-from tom_eval.narration import narrate, question_line
-from tom_eval.world import Enter, Event, Leave, Move, Put, Scenario
+from tom_eval.game.epistemics import actual_minds, assess, observe
+from tom_eval.game.narration import narrate, question_line
+from tom_eval.game.world import Enter, Event, Leave, Move, Put, Scenario
 
 
 def labels(*events: Event, present: str = "ABCD", answerer: str = "A") -> dict[str, str]:

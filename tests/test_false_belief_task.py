@@ -24,7 +24,7 @@ from inspect_ai.model import (
 )
 
 from tasks.false_belief import false_belief
-from tom_eval.false_belief.answers import correct, first_word, from_logprobs, from_samples
+from tom_eval.false_belief.parsing import correct, first_word, from_logprobs, from_samples
 
 SMALL = {"contents": 2, "transfer": 2}
 
@@ -261,18 +261,19 @@ def test_a_protagonist_who_cannot_read_is_judged_alike_by_every_estimator(tmp_pa
 
 
 def test_runs_of_other_items_stay_apart_in_the_report(tmp_path: Path) -> None:
-    from tom_eval import analysis
+    from tom_eval.false_belief.report import FalseBeliefReport, summary
+    from tom_eval.report.logs import read_evals
+    from tom_eval.report.section import Context
 
     run(tmp_path, "tom/belief-oracle", contents=1, transfer=1)
     run(tmp_path, "tom/belief-oracle", contents=1, transfer=1, seed=1)
     run(tmp_path, "tom/reality-biased", contents=1, transfer=1, sentence_by_sentence=True)
-    results = analysis.load([tmp_path])
-    runs = set(results.false_belief["run"])
+    evals, _ = read_evals([tmp_path])
+    prompts, _ = FalseBeliefReport().outcomes(evals, Context(tmp_path))
+    runs = set(prompts["run"])
     assert len(runs) == 3
     assert any("seed=1" in run for run in runs)
-    from tom_eval.false_belief.report import summary
-
-    assert list(summary(results.false_belief)["tasks"]) == [2, 2, 2]
+    assert list(summary(prompts)["tasks"]) == [2, 2, 2]
 
 
 def test_the_report_names_the_defaults_of_the_task() -> None:

@@ -8,19 +8,19 @@ from dataclasses import replace
 
 import pytest
 
-from tom_eval.decisions import PASS, Action
-from tom_eval.epistemics import actual_minds
 from tom_eval.errors import InputError
-from tom_eval.full_game import TURN_ORDER, Game, draw_stories, schedule, simulated_action
-from tom_eval.game import DEFAULT_LINEUP, parse_lineup
-from tom_eval.generation import generate
-from tom_eval.oracle import solve
-from tom_eval.players import respond
-from tom_eval.prompts import SYSTEM_PROMPT
-from tom_eval.rules import Rules
-from tom_eval.session import GameSession, HistoryMode
-from tom_eval.spec import parse_extras, parse_ids, read_mastery, read_spec, select_rows
-from tom_eval.world import CHARACTERS, TEAMS, Leave, Move, Put, Scenario, relabel
+from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.epistemics import actual_minds
+from tom_eval.game.full_game import TURN_ORDER, Game, draw_stories, schedule, simulated_action
+from tom_eval.game.generation import generate
+from tom_eval.game.oracle import solve
+from tom_eval.game.players import respond
+from tom_eval.game.prompts import SYSTEM_PROMPT
+from tom_eval.game.rules import Rules
+from tom_eval.game.session import GameSession, HistoryMode
+from tom_eval.game.spec import parse_extras, parse_ids, read_mastery, read_spec, select_rows
+from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
+from tom_eval.game.world import CHARACTERS, TEAMS, Leave, Move, Put, Scenario, relabel
 
 ABCD = frozenset("ABCD")
 # Seat A puts an apple in the bag in front of everyone; seat B (teammate) answers: Pass.

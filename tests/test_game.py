@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tom_eval.decisions import PASS, Action
 from tom_eval.errors import InputError
-from tom_eval.game import DEFAULT_LINEUP, Turn, parse_lineup
-from tom_eval.oracle import solve
-from tom_eval.rules import Rules
-from tom_eval.world import ITEMS, Enter, Leave, Move, Put, Scenario
+from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.oracle import solve
+from tom_eval.game.rules import Rules
+from tom_eval.game.turn import DEFAULT_LINEUP, Turn, parse_lineup
+from tom_eval.game.world import ITEMS, Enter, Leave, Move, Put, Scenario
 
 # A puts a ball in the bag and leaves; B stays and sees C move the ball to the box and put
 # an apple in the bag. D left before anything happened (believes the bag is empty).

@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
 from tasks.tom import tom
-from tom_eval.session import TurnRecord
+from tom_eval.game.session import TurnRecord
 
 GAME = {"mode": "game", "games": 3, "turns": 8, "ids": "7-24", "reps": 2}
 

@@ -8,16 +8,16 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tom_eval.checking import check
-from tom_eval.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.errors import InputError
-from tom_eval.generation import generate, generate_group
-from tom_eval.narration import narrate
-from tom_eval.oracle import Solution
-from tom_eval.scenario_file import read_scenarios, write_scenarios
-from tom_eval.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow, read_spec
-from tom_eval.validation import extra_group_violations, generator_violations
-from tom_eval.world import Enter, Leave
+from tom_eval.game.checking import check
+from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
+from tom_eval.game.generation import generate, generate_group
+from tom_eval.game.narration import narrate
+from tom_eval.game.oracle import Solution
+from tom_eval.game.scenario_file import read_scenarios, write_scenarios
+from tom_eval.game.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow, read_spec
+from tom_eval.game.validation import extra_group_violations, generator_violations
+from tom_eval.game.world import Enter, Leave
 
 ROWS = [row for row in read_spec() if row.extra == "0A"]
 

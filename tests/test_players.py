@@ -6,16 +6,17 @@ import asyncio
 import time
 
 import pytest
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import ChatMessageUser, GenerateConfig
 
-from tom_eval.decisions import PASS, Action
-from tom_eval.game import DEFAULT_LINEUP
-from tom_eval.generation import generate
-from tom_eval.parsing import RESPONSE_FORMATS, ResponseFormat, parse_action
-from tom_eval.players import POLICIES, ReferencePlayer, respond
-from tom_eval.prompts import action_prompt, answer_prompt, choice_options, reply_text
-from tom_eval.rules import Rules
-from tom_eval.spec import read_spec
+from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.generation import generate
+from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat, parse_action
+from tom_eval.game.players import POLICIES, ReferencePlayer, respond
+from tom_eval.game.prompts import action_prompt, answer_prompt, choice_options, reply_text
+from tom_eval.game.rules import Rules
+from tom_eval.game.spec import read_spec
+from tom_eval.game.turn import DEFAULT_LINEUP
 
 GROUP = generate([row for row in read_spec() if row.id in (12, 17, 27)], 2, 5)
 
@@ -85,5 +86,5 @@ def test_the_provider_reports_usage_and_imitates_latency() -> None:
 
 def test_unknown_players_are_refused() -> None:
     assert set(POLICIES) == {"oracle", "always-pass", "random", "no-tom"}
-    with pytest.raises(ValueError, match="unknown reference player 'tom/genius'"):
+    with pytest.raises(PrerequisiteError, match="unknown reference player 'tom/genius'"):
         ReferencePlayer("genius")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tom_eval.decisions import Action
-from tom_eval.game import DEFAULT_LINEUP, parse_lineup
-from tom_eval.generation import generate
-from tom_eval.parsing import RESPONSE_FORMATS, ResponseFormat
-from tom_eval.prompts import (
+from tom_eval.game.decisions import Action
+from tom_eval.game.generation import generate
+from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat
+from tom_eval.game.prompts import (
     action_prompt,
     answer_prompt,
     choice_options,
@@ -16,8 +15,9 @@ from tom_eval.prompts import (
     reply_text,
     rules_text,
 )
-from tom_eval.rules import Rules
-from tom_eval.spec import read_spec
+from tom_eval.game.rules import Rules
+from tom_eval.game.spec import read_spec
+from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
 
 ROWS = [row for row in read_spec() if row.extra in ("0A", "1B")]
 GENERATED = generate(ROWS, 1, 11)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import (
     EvalLog,
     list_eval_logs,
@@ -30,14 +31,14 @@ from inspect_ai.model._model import RetryDecision
 from inspect_ai.scorer import Value
 
 from conftest import ROOT
-from tom_eval.analysis import load
-from tom_eval.flaky import FlakyPlayer, InjectedFault
-from tom_eval.game import DEFAULT_LINEUP
-from tom_eval.generation import generate
-from tom_eval.players import ReferencePlayer
-from tom_eval.prompts import action_prompt
-from tom_eval.rules import Rules
-from tom_eval.spec import read_spec
+from tom_eval.game.analysis import load
+from tom_eval.game.generation import generate
+from tom_eval.game.players import ReferencePlayer
+from tom_eval.game.prompts import action_prompt
+from tom_eval.game.rules import Rules
+from tom_eval.game.spec import read_spec
+from tom_eval.game.turn import DEFAULT_LINEUP
+from tom_eval.providers.flaky import FlakyPlayer, InjectedFault
 
 TASK = ["tasks/tom.py", "-T", "ids=12,17,27", "-T", "reps=2"]
 SAMPLES = 24
@@ -191,7 +192,7 @@ def test_faults_are_reproducible_and_never_endless() -> None:
     assert set(first[::3]) == {"rate limit", "unavailable", "timeout"}
     assert set(first[2::3]) == {None}
     assert FlakyPlayer("flaky", error_rate=0.0)._fault("call") is None
-    with pytest.raises(ValueError, match="sum to at most 1"):
+    with pytest.raises(PrerequisiteError, match="sum to at most 1"):
         FlakyPlayer("flaky", error_rate=0.8, timeout_rate=0.3)
 
 
@@ -209,7 +210,7 @@ def test_faults_are_retryable_and_replies_are_the_wrapped_players() -> None:
     ]
     assert replies[0].completion == replies[1].completion == str(item.solution.decision.optimal)
     assert replies[0].usage == replies[1].usage
-    with pytest.raises(ValueError, match="unknown reference player 'tom/genius'"):
+    with pytest.raises(PrerequisiteError, match="unknown reference player 'tom/genius'"):
         FlakyPlayer("flaky", player="genius")
 
 

@@ -30,7 +30,7 @@ from inspect_ai.model import (
 from conftest import ROOT
 from tasks.tom import tom
 from tom_eval.cli import main
-from tom_eval.players import respond
+from tom_eval.game.players import respond
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;

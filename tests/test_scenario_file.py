@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REFERENCE_SCENARIOS, require_shared
-from tom_eval.checking import check
 from tom_eval.errors import InputError
-from tom_eval.generation import generate
-from tom_eval.scenario_file import ScenarioRecord, read_scenarios, write_scenarios
-from tom_eval.spec import read_spec
+from tom_eval.game.checking import check
+from tom_eval.game.generation import generate
+from tom_eval.game.scenario_file import ScenarioRecord, read_scenarios, write_scenarios
+from tom_eval.game.spec import read_spec
 
 
 @pytest.fixture(scope="module")

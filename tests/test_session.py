@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tom_eval.full_game import schedule
-from tom_eval.game import DEFAULT_LINEUP
-from tom_eval.rules import Rules
-from tom_eval.session import GameSession, HistoryMode, Request, TurnRecord
-from tom_eval.world import Leave, Move, Put, Scenario
+from tom_eval.game.full_game import schedule
+from tom_eval.game.rules import Rules
+from tom_eval.game.session import GameSession, HistoryMode, Request, TurnRecord
+from tom_eval.game.turn import DEFAULT_LINEUP
+from tom_eval.game.world import Leave, Move, Put, Scenario
 
 ABCD = frozenset("ABCD")
 # Story 1: A (acting seat) puts an apple in the bag; B answers. Story 2: the acting seat

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import REFERENCE_SPEC, require_shared
 from tom_eval.errors import InputError
-from tom_eval.spec import (
+from tom_eval.game.spec import (
     EXTRAS,
     SpecRow,
     parse_extras,

@@ -15,7 +15,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from tom_eval.cli import main
 from tom_eval.errors import InputError
-from tom_eval.players import respond
+from tom_eval.game.players import respond
 from tom_eval.study.app import StudySettings, create_app, next_step
 from tom_eval.study.design import StudyDesign, open_design
 from tom_eval.study.export import export

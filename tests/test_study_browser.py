@@ -29,7 +29,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
 
 from conftest import ROOT
-from tom_eval.players import respond
+from tom_eval.game.players import respond
 from tom_eval.study.store import Store
 
 CHROMIUM = Path("/usr/bin/chromium")

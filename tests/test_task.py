@@ -22,9 +22,9 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_mo
 
 from conftest import REFERENCE_SCENARIOS, ROOT, require_shared
 from tasks.tom import tom
-from tom_eval.decisions import PASS, Action
-from tom_eval.parsing import ResponseFormat, option_letter
-from tom_eval.prompts import PromptView, read_prompt
+from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.parsing import ResponseFormat, option_letter
+from tom_eval.game.prompts import PromptView, read_prompt
 
 # Id 12: Self answers, Ask Teammate is optimal. Id 17: Teammate answers, Tell Teammate.
 # Id 27: an opponent answers, Pass is optimal.

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tom_eval.world import Enter, InvalidEvent, Leave, Move, Put, Room, Scenario, apply_event
+from tom_eval.game.world import Enter, InvalidEvent, Leave, Move, Put, Room, Scenario, apply_event
 
 EVERYONE = frozenset("ABCD")
 

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from tom_eval import checking
-from tom_eval.epistemics import observe
 from tom_eval.errors import InputError
-from tom_eval.generation import generate
-from tom_eval.narration import narrate, question_line
-from tom_eval.scenario_file import read_scenarios, write_scenarios
-from tom_eval.spec import EXTRAS, parse_extras, parse_ids, read_mastery, read_spec, select_rows
+from tom_eval.game import checking
+from tom_eval.game.epistemics import observe
+from tom_eval.game.generation import generate
+from tom_eval.game.narration import narrate, question_line
+from tom_eval.game.scenario_file import read_scenarios, write_scenarios
+from tom_eval.game.spec import EXTRAS, parse_extras, parse_ids, read_mastery, read_spec, select_rows
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 
@@ -66,7 +66,9 @@ def _show(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     # Imported here: the dataframes and matplotlib take a second to load, which
     # `generate` and `check` should not pay.
-    from tom_eval import analysis, report
+    from tom_eval.game import analysis, report
+    from tom_eval.registry import report_sections
+    from tom_eval.report.writer import write_report
 
     quiet = args.quiet
     if args.compare:
@@ -88,10 +90,11 @@ def _report(args: argparse.Namespace) -> int:
         raise InputError("report: give one or more log directories, or --compare A B")
     if args.examples < 0:
         raise InputError(f"report: --examples must be 0 or more, got {args.examples}")
-    results = analysis.load([Path(path) for path in args.logs], quiet)
-    for warning in results.warnings:
+    paths = [Path(path) for path in args.logs]
+    written, warnings = write_report(paths, report_sections(), args.out, args.examples, quiet)
+    for warning in warnings:
         print(f"tom-eval: warning: {warning}", file=sys.stderr)
-    print(f"wrote {report.write_report(results, args.out, args.examples)}")
+    print(f"wrote {written}")
     return 0
 
 

@@ -16,9 +16,9 @@ from functools import cache
 from math import fsum
 from typing import Literal
 
+from tom_eval.coherence.parsing import canonical_template
 from tom_eval.coherence.prompts import answer_fields, fields, user_prompt
 from tom_eval.coherence.rational import rational_answers
-from tom_eval.coherence.reading import canonical_template
 from tom_eval.coherence.worlds import DOMAINS, TASKS, Domain, Item, answers, items
 
 Policy = Literal["rational", "random-agent"]

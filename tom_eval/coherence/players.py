@@ -15,56 +15,33 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import ClassVar
 
-from inspect_ai.model import (
-    ChatCompletionChoice,
-    ChatMessage,
-    ChatMessageAssistant,
-    GenerateConfig,
-    Logprob,
-    Logprobs,
-    ModelOutput,
-    ModelUsage,
-    TopLogprob,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, TopLogprob
 
 from tom_eval.coherence.agents import POLICIES, AnswerText, Policy, distribution, item_of_prompt
-from tom_eval.players import InProcessPlayer, model_flag
-
-DEFAULT_CONFIG = GenerateConfig()
+from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
 
 
-class CoherencePlayer(InProcessPlayer):
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = DEFAULT_CONFIG,
-        seed: int = 0,
-        logprobs: bool | str = True,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        if model_name not in POLICIES:
-            raise ValueError(f"tom/{model_name} is no coherence agent ({', '.join(POLICIES)})")
-        self.policy: Policy = "rational" if model_name == "rational" else "random-agent"
-        self.seed = int(seed)
-        self.logprobs = model_flag(logprobs)
+class CoherencePlayer(LocalProvider):
+    """`tom/rational`, `tom/random-agent`; model args: `seed`, `logprobs`."""
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
+    ARGS: ClassVar[Mapping[str, Arg]] = {"seed": Arg(0, int), "logprobs": Arg(True, yes_no)}
+    seed: int
+    logprobs: bool
+
+    def setup(self) -> None:
+        if self.model_name not in POLICIES:
+            raise PrerequisiteError(f"{self.name} is no coherence agent ({', '.join(POLICIES)})")
+        self.policy: Policy = "rational" if self.model_name == "rational" else "random-agent"
+
+    async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         prompt = next((m.text for m in reversed(input) if m.role == "user"), "")
         item = item_of_prompt().get(prompt)
         if item is None:
-            raise RuntimeError(f"tom/{self.model_name} answers coherence prompts only")
+            raise RuntimeError(f"{self.name} answers coherence prompts only")
         prefilled = input[-1].text if input[-1].role == "assistant" else ""
         language = AnswerText.of(item, distribution(self.policy, item, self.seed))
         temperature = config.temperature or 0.0
@@ -83,25 +60,13 @@ class CoherencePlayer(InProcessPlayer):
             steps.append(_logprob(token, choices, config.top_logprobs or 0))
             text += token
             choices = language.next_tokens(text)
-        reply = text[len(prefilled) :]
         wanted = bool(config.logprobs) and self.logprobs
-        output = ModelOutput(
-            model=f"tom/{self.model_name}",
-            choices=[
-                ChatCompletionChoice(
-                    message=ChatMessageAssistant(content=reply, model=f"tom/{self.model_name}"),
-                    stop_reason="max_tokens" if choices else "stop",
-                    logprobs=Logprobs(content=steps) if wanted else None,
-                )
-            ],
-        )
-        prompt_tokens = sum(len(message.text) // 4 + 1 for message in input)
-        output.usage = ModelUsage(
-            input_tokens=prompt_tokens,
+        return Reply(
+            text[len(prefilled) :],
+            logprobs=Logprobs(content=steps) if wanted else None,
+            stop_reason="max_tokens" if choices else "stop",
             output_tokens=len(steps),
-            total_tokens=prompt_tokens + len(steps),
         )
-        return output
 
 
 def _logprob(token: str, choices: dict[str, float], top: int) -> Logprob:

@@ -6,19 +6,19 @@ per task and domain, (C) cross-domain consistency per task."""
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from inspect_ai.log import read_eval_log
 
 from tom_eval.coherence.worlds import DOMAINS, INFERENCE_TASKS, TASKS
+from tom_eval.report.charts import save
+from tom_eval.report.logs import changed_settings, label_runs
+from tom_eval.report.section import Context
+from tom_eval.report.tables import cell, csv, markdown
 
 PAPER = (
     "Muchovej et al., GPT-4o (gpt-4o-2024-05-13): its direct inferences barely correlate "
@@ -44,18 +44,41 @@ checks they agree): a run's label names those that differ."""
 VALUES = ("reply_answers", "read", "by_logprobs")
 
 
-def run_setting(row: Mapping[Hashable, Any]) -> str:
+def run_setting(row: dict[str, Any]) -> str:
     """How the test was run, for the run's label, so runs of other settings never merge."""
-    parts = [f"coherence, estimator={row.get('task_arg_estimator', 'logprobs')}"]
-    for name, default in LABEL_DEFAULTS.items():
-        value = row.get(f"task_arg_{name}")
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            continue
-        if isinstance(value, list):
-            value = ",".join(str(v) for v in value)
-        if str(value).lower() != str(default).lower():
-            parts.append(f"{name}={value}")
-    return ", ".join(parts)
+    estimator = f"coherence, estimator={row.get('task_arg_estimator', 'logprobs')}"
+    return ", ".join([estimator, *changed_settings(row, LABEL_DEFAULTS)])
+
+
+class CoherenceReport:
+    """The coherence test's section of `tom-eval report`."""
+
+    tasks: tuple[str, ...] = ("coherence", "tom_eval/coherence")
+
+    def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
+        """The coherence evaluations per run, and Figure 3's three panels."""
+        evals["run"] = label_runs(evals, run_setting)
+        table = runs(evals)
+        csv(table, context.out / "coherence.csv")
+        columns = ["items", *VALUES]
+        evaluations = [column for column in table.columns if column not in ("run", *columns)]
+        view = table.set_index("run")[columns + evaluations].T.reset_index(names="value")
+        path = figure_3(table, context.out / "coherence.png")
+        return [
+            "## Coherence of action prediction and inference",
+            "",
+            PAPER,
+            "",
+            "Per run: the items read, the share whose reply gives an answer (`reply_answers`), "
+            "whose distribution was read (`read`) and read from log-probabilities "
+            "(`by_logprobs`); then the Bayesian correlations (`_r` Pearson, `_rho` Spearman), "
+            "validity, cross-domain consistency and agreement with the rational agent.",
+            "",
+            markdown(view.map(cell)),
+            "",
+            f"![Coherence, as the paper's Figure 3]({path.name})",
+            "",
+        ]
 
 
 def runs(evals: pd.DataFrame) -> pd.DataFrame:
@@ -104,10 +127,7 @@ def figure_3(table: pd.DataFrame, path: Path) -> Path:
         axis.axhline(0, color="black", linewidth=0.5)
         axis.set_title(title)
     axes[0].legend(fontsize="small", loc="lower left")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save(figure, path)
 
 
 def _number(value: Any) -> float:

@@ -35,14 +35,14 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema, StoreModel, collect, store_as
 
-from tom_eval.coherence.prompts import fields, parse_answer, schema
-from tom_eval.coherence.reading import (
+from tom_eval.coherence.parsing import (
     DEFAULT_FLOOR,
     Reading,
     canonical_template,
     locate,
     read_distribution,
 )
+from tom_eval.coherence.prompts import fields, parse_answer, schema
 from tom_eval.coherence.worlds import Item, find_item
 
 Estimator = Literal["logprobs", "sampling"]

@@ -18,28 +18,16 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log._samples import sample_active
-from inspect_ai.model import (
-    ChatCompletionChoice,
-    ChatMessage,
-    ChatMessageAssistant,
-    GenerateConfig,
-    Logprob,
-    Logprobs,
-    ModelOutput,
-    ModelUsage,
-    TopLogprob,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, TopLogprob
 
-from tom_eval.false_belief.answers import key_first_word
-from tom_eval.players import InProcessPlayer, model_flag
+from tom_eval.false_belief.parsing import key_first_word
+from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
 
 POLICIES = ("belief-oracle", "reality-biased")
-DEFAULT_CONFIG = GenerateConfig()
 
 
 def _other(record: dict[str, Any], keys: list[str]) -> str:
@@ -63,43 +51,27 @@ def answer_of(
     return str(reality["expected"])
 
 
-class FalseBeliefPlayer(InProcessPlayer):
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = DEFAULT_CONFIG,
-        confidence: float = 0.9,
-        logprobs: bool | str = True,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        try:
-            self.confidence = float(confidence)
-        except ValueError:
-            self.confidence = math.nan
-        if not 0.5 < self.confidence < 1:
-            raise PrerequisiteError(
-                f"tom/{model_name}: -M confidence must be above 0.5 and below 1, not {confidence}"
-            )
-        self.logprobs = model_flag(logprobs)
+class FalseBeliefPlayer(LocalProvider):
+    """`tom/belief-oracle`, `tom/reality-biased`; model args: `confidence`, `logprobs`."""
+
+    ARGS: ClassVar[Mapping[str, Arg]] = {
+        "confidence": Arg(0.9, float, lambda value: 0.5 < value < 1, rule="above 0.5 and below 1"),
+        "logprobs": Arg(True, yes_no),
+    }
+    confidence: float
+    logprobs: bool
+
+    def setup(self) -> None:
         self.calls = 0
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
+    async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         active = sample_active()
         metadata = (active.sample.metadata or {}) if active else {}
         records = list(metadata.get("prompts", [])) + list(metadata.get("steps", []))
         prompt = input[-1].text
         record = next((r for r in records if r["prompt"] == prompt), None)
         if record is None:
-            raise RuntimeError(f"tom/{self.model_name}: not a prompt of the running sample")
+            raise RuntimeError(f"{self.name}: not a prompt of the running sample")
         keys = [str(key) for key in metadata["key_words"]]
         answer = answer_of(self.model_name, record, records, keys)
         other = next(key for key in keys if key != answer)
@@ -111,24 +83,12 @@ class FalseBeliefPlayer(InProcessPlayer):
             digest = hashlib.sha256(f"{prompt}:{draw}".encode()).hexdigest()
             if random.Random(digest).random() >= self.confidence:
                 said = other
-        output = ModelOutput(
-            model=f"tom/{self.model_name}",
-            choices=[
-                ChatCompletionChoice(
-                    message=ChatMessageAssistant(
-                        content=f" {said}.", model=f"tom/{self.model_name}"
-                    ),
-                    stop_reason="stop",
-                    logprobs=self._logprobs(said, answer, other)
-                    if config.logprobs and self.logprobs
-                    else None,
-                )
-            ],
+        wanted = config.logprobs and self.logprobs
+        return Reply(
+            f" {said}.",
+            logprobs=self._logprobs(said, answer, other) if wanted else None,
+            output_tokens=2,
         )
-        output.usage = ModelUsage(
-            input_tokens=len(prompt) // 4, output_tokens=2, total_tokens=len(prompt) // 4 + 2
-        )
-        return output
 
     def _logprobs(self, said: str, answer: str, other: str) -> Logprobs:
         top = [

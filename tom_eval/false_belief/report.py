@@ -9,21 +9,19 @@ score's metadata (scorers/false_belief.py).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
-from tom_eval.analysis import json_object
 from tom_eval.errors import InputError
-from tom_eval.stats import wilson
+from tom_eval.report.charts import save
+from tom_eval.report.logs import changed_settings, json_object, label_runs
+from tom_eval.report.section import Context
+from tom_eval.report.stats import wilson
+from tom_eval.report.tables import cell, csv, interval, markdown
 
 PAPER = (
     "Kosinski (PNAS 2024), on the original 40 tasks: ChatGPT-4 solved 75% (Unexpected "
@@ -47,17 +45,83 @@ LABEL_DEFAULTS: dict[str, object] = {
 test checks they agree): a run's label names those that differ."""
 
 
-def run_setting(row: Mapping[Hashable, Any]) -> str:
+def run_setting(row: dict[str, Any]) -> str:
     """The part of a run's label that says how the battery was run, so runs of other
     items, prompts or estimators never merge."""
-    parts = [f"false_belief, estimator={row.get('task_arg_estimator', 'first_word')}"]
-    for name, default in LABEL_DEFAULTS.items():
-        value = row.get(f"task_arg_{name}")
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            continue
-        if str(value).lower() != str(default).lower():
-            parts.append(f"{name}={value}")
-    return ", ".join(parts)
+    estimator = f"false_belief, estimator={row.get('task_arg_estimator', 'first_word')}"
+    return ", ".join([estimator, *changed_settings(row, LABEL_DEFAULTS)])
+
+
+class FalseBeliefReport:
+    """The battery's section of `tom-eval report`."""
+
+    tasks: tuple[str, ...] = ("false_belief", "tom_eval/false_belief")
+
+    def outcomes(self, evals: pd.DataFrame, context: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Each run's prompts answered and sentence steps (`outcomes`), runs labelled."""
+        evals["run"] = label_runs(evals, run_setting)
+        return outcomes(evals, context.warnings, context.quiet)
+
+    def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
+        """The battery's table per run and, where recorded, its sentence-by-sentence curves."""
+        prompts, steps = self.outcomes(evals, context)
+        if prompts.empty:
+            return []
+        return _section(prompts, steps, context.out)
+
+
+def _section(prompts: pd.DataFrame, steps: pd.DataFrame, out: Path) -> list[str]:
+    table = summary(prompts)
+    csv(table, out / "false_belief.csv")
+    view = pd.DataFrame(
+        {
+            "run": table["run"],
+            "tasks": table["tasks"],
+            "solved": [
+                interval(v, lo, hi)
+                for v, lo, hi in zip(
+                    table["solved"], table["solved_low"], table["solved_high"], strict=True
+                )
+            ],
+        }
+    )
+    for column in (
+        "solved_contents",
+        "solved_transfer",
+        "prompts",
+        "false_belief_belief",
+        "controls",
+        "reality",
+        "belief",
+        "original",
+        "reversed",
+        "perturbations",
+    ):
+        view[column.replace("_", " ")] = table[column].map(cell)
+    view["estimators"] = table["estimators"]
+    lines = [
+        "## False-belief battery",
+        "",
+        PAPER,
+        "",
+        "Shares are over the standard stories' prompts (false belief belief: the belief "
+        "prompts of the false-belief stories; controls: every prompt of the true-belief "
+        "controls); perturbations are scored apart. The solved interval is Wilson's, 95%.",
+        "",
+        markdown(view),
+        "",
+    ]
+    for index, run in enumerate(steps["run"].unique() if not steps.empty else []):
+        path = sentence_curves(steps, str(run), out / f"sentences_{index + 1}.png")
+        if path is None:
+            lines += [
+                f"{run}: sentence by sentence without probabilities (estimator "
+                "first_word); run it with -T estimator=logprobs or sampling.",
+                "",
+            ]
+        else:
+            lines += [f"![Sentence by sentence: {run}]({path.name})", ""]
+    return lines
 
 
 def outcomes(
@@ -181,7 +245,4 @@ def sentence_curves(steps: pd.DataFrame, run: str, path: Path) -> Path | None:
             axis.set_xlabel("sentences shown")
             axis.legend(fontsize=8)
     figure.suptitle(f"Sentence by sentence: {run}")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save(figure, path)

@@ -33,7 +33,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, collect, span, store_as
 from pydantic import Field
 
-from tom_eval.false_belief.answers import (
+from tom_eval.false_belief.parsing import (
     KeyProbability,
     correct,
     first_word,

@@ -37,12 +37,12 @@ from flask import Flask, Response, abort, redirect, render_template, request, se
 from werkzeug.wrappers import Response as BaseResponse
 
 from tom_eval.errors import InputError
-from tom_eval.human import RULES_END, STUDY_SENTENCE, story_digest
-from tom_eval.parsing import option_letter
-from tom_eval.prompts import rules_text, scenario_text
+from tom_eval.game.parsing import option_letter
+from tom_eval.game.prompts import rules_text, scenario_text
+from tom_eval.game.trial import Trial
+from tom_eval.providers.human import RULES_END, STUDY_SENTENCE, story_digest
 from tom_eval.study.design import StudyDesign
 from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
-from tom_eval.trial import Trial
 
 SECRET_FILE = "secret_key"
 

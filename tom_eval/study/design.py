@@ -14,10 +14,10 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 
 from tom_eval.errors import InputError
-from tom_eval.game import Lineup, parse_lineup
-from tom_eval.parsing import ResponseFormat
-from tom_eval.rules import Rules
-from tom_eval.trial import Trial, option_seed
+from tom_eval.game.parsing import ResponseFormat
+from tom_eval.game.rules import Rules
+from tom_eval.game.trial import Trial, option_seed
+from tom_eval.game.turn import Lineup, parse_lineup
 
 DESIGN_FILE = "study.json"
 TASK_DEFAULTS: dict[str, Any] = {

@@ -1,0 +1,664 @@
+"""Inspect logs of tasks/tom.py as tidy tables, and the game's analyses in `tom-eval report`.
+
+Logs are read only through inspect_ai.analysis (evals_df, samples_df, messages_df). A *run*
+is a model with its reasoning settings (`report.logs`), its response format and the task
+arguments that change the game; logs of the same run merge. Each row of `Results.samples`
+is one sample of one epoch: a trial.
+
+Game-mode logs (`-T mode=game`) hold whole games, not trials: they are read apart, into
+`Results.games` (one row per game) and `Results.game_turns` (one row per turn A played),
+so a directory may mix both modes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.analysis import (
+    MessageColumn,
+    SampleScores,
+    SampleSummary,
+    messages_df,
+    samples_df,
+)
+from inspect_ai.model import ChatMessage, ContentReasoning
+
+from tom_eval.errors import InputError
+from tom_eval.game.mastery import mastery_scores, slug
+from tom_eval.game.spec import EXTRAS, read_mastery
+from tom_eval.game.world import SELF, TEAMMATE
+from tom_eval.report.logs import json_object, label_runs, number, read_evals
+from tom_eval.report.stats import Z95, fisher_exact, mann_whitney, two_proportions, wilson
+
+TASK_NAMES = ("tom", "tom_eval/tom")
+HUMAN = "tom/human"
+SCORE_KEYS = (
+    "optimal",
+    "lies_okay",
+    "valid",
+    "regret",
+    "points",
+    "answer_correct",
+    "lie_to_opponent",
+)
+ANSWERER_ROLES = ("Self", "Teammate", "Opponent")
+ACTION_CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
+_GAME_ARGS = ("lose", "lineup", "scenario_file")
+"""Task arguments that change the game, so runs that differ in them never merge."""
+_REQUIRED = (
+    "metadata_id",
+    "metadata_extra",
+    "metadata_answerer",
+    "metadata_answerer_role",
+    "metadata_label_self",
+    "metadata_label_teammate",
+    "metadata_label_opponent",
+    "metadata_expected_action",
+    "metadata_optimal_action",
+    "metadata_ect",
+    "metadata_visible_events",
+    "metadata_story",
+    "score_tom_scorer",
+)
+_GAME_REQUIRED = ("score_game_scorer", "score_game_scorer_metadata")
+GAME_OCCASIONS = ("answer_correct", "reply_lie_to_opponent", "reply_refused_to_opponent", "fooled")
+"""Per-game shares of A's answers and replies (scorers/game.py): NaN when the game gave no
+occasion."""
+GAME_KEYS = ("win", "tie", "loss", "margin", "turns", *GAME_OCCASIONS)
+"""The per-game score values the report reads."""
+A_TURN_KEYS = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
+"""Scored like one trial, for every turn A played in a game."""
+_A_TURN_COLUMNS = ("run", "sample", "epoch", "number", "spec_id", "extra", "expected_action")
+
+
+@dataclass
+class Results:
+    runs: pd.DataFrame
+    """One row per run: run, model, reasoning, thinking (off/on/default), format, baseline."""
+    samples: pd.DataFrame
+    """One row per sample and epoch, with the score values and every analysis factor."""
+    warnings: list[str] = field(default_factory=list)
+    games: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Game mode: one row per game (sample and epoch), with its run and score values."""
+    game_turns: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Game mode: one row per turn A played itself, scored like a trial."""
+
+
+def load(paths: Sequence[Path], quiet: bool = True) -> Results:
+    """The game's runs in every log under `paths` (other tasks' logs are warned about)."""
+    evals, warnings = read_evals(paths, quiet)
+    other = ~evals["task_name"].isin(TASK_NAMES)
+    warnings += [f"{log}: not a log of the game; skipped" for log in evals.loc[other, "log"]]
+    if other.all():
+        raise InputError(f"{', '.join(map(str, paths))}: no run of the game with scored samples")
+    return results(evals[~other].copy(), warnings, quiet)
+
+
+def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
+    """The game's runs of `evals` (`report.logs.read_evals` rows of tasks/tom.py logs):
+    trial-mode runs and their trials, game-mode games and A's turns in them."""
+    evals = _newest_per_participant(evals, warnings)
+    evals["format"] = evals.get(
+        "task_arg_response_format", pd.Series("choice", index=evals.index)
+    ).fillna("choice")
+    evals["game"] = [_game_label(row) for row in evals.to_dict("records")]
+    evals["baseline"] = evals["model"].str.startswith("tom/") & (evals["model"] != HUMAN)
+    _label_people(evals)
+    mode = evals.get("task_arg_mode", pd.Series("trial", index=evals.index)).fillna("trial")
+    trial_evals, game_evals = evals[mode != "game"].copy(), evals[mode == "game"].copy()
+    trial_evals["run"] = label_runs(trial_evals, lambda row: str(row["game"]))
+    runs, samples = _trial_runs(trial_evals, warnings, quiet)
+    games, game_turns = _games(game_evals, warnings, quiet)
+    return Results(runs, samples, warnings, games, game_turns)
+
+
+def _newest_per_participant(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """A study exported twice holds each person twice: only their newest log counts."""
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    person = pd.Series(
+        [json_object(entry).get("participant") for entry in metadata], index=evals.index
+    )
+    human = (evals["model"] == HUMAN) & person.notna()
+    newest = evals[human].assign(person=person[human]).sort_values("created")
+    older = newest.duplicated("person", keep="last")
+    for log, who in zip(newest.loc[older, "log"], newest.loc[older, "person"], strict=True):
+        warnings.append(f"{log}: an older log of participant {who}; skipped")
+    return evals.drop(index=newest.index[older])
+
+
+def _label_people(evals: pd.DataFrame) -> None:
+    """A person's run is named by its participant id (eval metadata `participant`, set by
+    `tom-eval export` or `--metadata participant=...`), so each person gets a row; the
+    reply file a study replays from is not a setting of the run."""
+    human = evals["model"] == HUMAN
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    participants = [json_object(entry).get("participant") for entry in metadata]
+    evals.loc[human, "model"] = [
+        f"human:{participant}" if participant else "human"
+        for participant, is_human in zip(participants, human, strict=True)
+        if is_human
+    ]
+    evals.loc[human, "reasoning"] = "default"
+
+
+def _trial_runs(
+    evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Trial-mode runs and their trials (both empty when there is no trial-mode log)."""
+    if evals.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    samples = _samples(list(evals["log"]), evals, quiet)
+    unscored = samples["valid"].isna()
+    for run, count in samples.loc[unscored, "run"].value_counts().items():
+        warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
+    samples = samples[~unscored].reset_index(drop=True)
+    runs = (
+        evals.groupby("run", sort=False)
+        .agg(
+            model=("model", "first"),
+            reasoning=("reasoning", "first"),
+            thinking=("thinking", "first"),
+            format=("format", "first"),
+            baseline=("baseline", "first"),
+            logs=("log", "count"),
+        )
+        .reset_index()
+    )
+    runs["trials"] = [int((samples["run"] == run).sum()) for run in runs["run"]]
+    return runs, samples
+
+
+def _games(
+    evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Game-mode games and A's turns in them (both empty when there is no game-mode log).
+
+    A run also has a history mode and a game length: a 16-turn game has a lower winning
+    score than a 40-turn one, so the two never merge."""
+    if evals.empty:
+        return pd.DataFrame(), pd.DataFrame()
+    evals["history"] = evals["task_arg_history"]
+    evals["turns_per_game"] = evals["task_arg_turns"].astype(int)
+    evals["run"] = label_runs(
+        evals, lambda row: f"{row['game']}, history={row['history']}, turns={row['turns_per_game']}"
+    )
+    logs = list(evals["log"])
+    # full=True: the score metadata lists every A turn, often over 1 kB.
+    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    missing = [column for column in _GAME_REQUIRED if column not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
+        )
+    runs = evals.set_index("eval_id")
+    games = pd.DataFrame({"run": frame["eval_id"].map(runs["run"])})
+    for column in ("model", "reasoning", "game", "history", "turns_per_game"):
+        games[column] = frame["eval_id"].map(runs[column])
+    games["baseline"] = frame["eval_id"].map(runs["baseline"]).astype(bool)
+    games["sample"], games["epoch"] = frame["id"], frame["epoch"]
+    scores = frame["score_game_scorer"].map(json_object)
+    for key in GAME_KEYS:
+        # A list, not Series.map: a column of NaN only would become pyarrow's NA.
+        games[key] = [number(values.get(key)) for values in scores]
+    unscored = games["win"].isna()
+    for run, count in games.loc[unscored, "run"].value_counts().items():
+        warnings.append(f"{run}: {count} game(s) errored or unscored; left out")
+    metadata = frame.loc[~unscored, "score_game_scorer_metadata"].map(json_object)
+    games = games[~unscored].reset_index(drop=True)
+    turns = [
+        {
+            "run": game["run"],
+            "sample": game["sample"],
+            "epoch": game["epoch"],
+            "number": int(turn["number"]),
+            "spec_id": int(turn["id"]),
+            "extra": turn["extra"],
+            "expected_action": turn["expected_action"],
+        }
+        | {key: number(turn.get(key)) for key in A_TURN_KEYS}
+        for game, values in zip(games.to_dict("records"), metadata, strict=True)
+        for turn in values.get("a_turns", [])
+    ]
+    return games, pd.DataFrame(turns, columns=[*_A_TURN_COLUMNS, *A_TURN_KEYS])
+
+
+def _game_label(row: Mapping[Hashable, Any]) -> str:
+    """The response format, plus any game-changing task argument that is set."""
+    changes = [
+        f"{name}={row[f'task_arg_{name}']}"
+        for name in _GAME_ARGS
+        if row.get(f"task_arg_{name}") not in (None, "", False, "default")
+        and not (
+            isinstance(row.get(f"task_arg_{name}"), float) and math.isnan(row[f"task_arg_{name}"])
+        )
+    ]
+    return ", ".join([row["format"], *changes])
+
+
+def _reasoning_chars(message: ChatMessage) -> int:
+    if message.role != "assistant" or isinstance(message.content, str):
+        return 0
+    return sum(
+        len(part.reasoning) for part in message.content if isinstance(part, ContentReasoning)
+    )
+
+
+def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
+    # full=True: sample summaries drop metadata values over 1 kB, and stories can be longer.
+    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    messages = messages_df(
+        logs,
+        columns=[
+            MessageColumn("role", path="role", required=True),
+            MessageColumn("reasoning_chars", path=_reasoning_chars),
+        ],
+        filter=lambda message: message.role == "assistant",
+        quiet=quiet,
+    )
+    reasoning = messages.groupby("sample_id").agg(
+        turns=("role", "count"),
+        reasoning_turns=("reasoning_chars", lambda chars: int((chars > 0).sum())),
+    )
+    frame = frame.join(reasoning, on="sample_id")
+    missing = [column for column in _REQUIRED if column not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
+        )
+    runs = evals.set_index("eval_id")
+    scores = frame["score_tom_scorer"].map(json_object)
+    tidy = pd.DataFrame(
+        {
+            "run": frame["eval_id"].map(runs["run"]),
+            "model": frame["eval_id"].map(runs["model"]),
+            "format": frame["eval_id"].map(runs["format"]),
+            "baseline": frame["eval_id"].map(runs["baseline"]).astype(bool),
+            "sample": frame["id"],
+            "epoch": frame["epoch"],
+            "spec_id": frame["metadata_id"].astype(int),
+            "extra": frame["metadata_extra"],
+            "answerer": frame["metadata_answerer"],
+            "answerer_role": frame["metadata_answerer_role"],
+            "label_self": frame["metadata_label_self"],
+            "label_teammate": frame["metadata_label_teammate"],
+            "label_opponent": frame["metadata_label_opponent"],
+            "expected_action": frame["metadata_expected_action"],
+            "optimal_action": frame["metadata_optimal_action"],
+            "ect": frame["metadata_ect"].astype(int),
+            "visible_events": frame["metadata_visible_events"].astype(int),
+            "story": frame["metadata_story"].map(json_object),
+            "chosen": frame["score_tom_scorer_answer"].fillna("invalid"),
+            "raw_action": frame["score_tom_scorer_metadata"].map(
+                lambda m: json_object(m).get("raw_action", "")
+            ),
+            "options": frame["score_tom_scorer_metadata"].map(
+                lambda metadata: json_object(metadata).get("options") or []
+            ),
+            "turns": frame["turns"].fillna(0).astype(int),
+            "reasoning_turns": frame["reasoning_turns"].fillna(0).astype(int),
+            "reasoning_tokens": frame["model_usage"].map(_reasoning_tokens),
+        }
+    )
+    for key in SCORE_KEYS:
+        # NaN (unscored) is stored as null.
+        tidy[key] = scores.map(lambda values, key=key: number(values.get(key)))
+    return tidy
+
+
+def _reasoning_tokens(usage: Any) -> int:
+    return sum(
+        int(model.get("reasoning_tokens") or 0)
+        for model in json_object(usage).values()
+        if isinstance(model, dict)
+    )
+
+
+# ---------------------------------------------------------------- tables
+
+
+def balanced_accuracy(rows: pd.DataFrame) -> tuple[float, float, float]:
+    """Mean over expected-action classes of the share optimal, with a normal 95% interval."""
+    classes = [rows.loc[rows["expected_action"] == name, "optimal"] for name in ACTION_CLASSES]
+    classes = [values for values in classes if len(values)]
+    if not classes:
+        return math.nan, math.nan, math.nan
+    means = [float(values.mean()) for values in classes]
+    value = sum(means) / len(means)
+    # Agresti-Caffo: two added successes and failures per class, so a class at 0 or 1
+    # still has some spread (a plain normal interval would have width zero there).
+    adjusted = [((v.sum() + 2) / (len(v) + 4), len(v) + 4) for v in classes]
+    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(means)
+    return value, max(0.0, value - Z95 * spread), min(1.0, value + Z95 * spread)
+
+
+def _rate(values: pd.Series) -> tuple[float, float, float]:
+    values = values.dropna()
+    if values.empty:
+        return math.nan, math.nan, math.nan
+    low, high = wilson(float(values.sum()), len(values))
+    return float(values.mean()), low, high
+
+
+def summary(results: Results) -> pd.DataFrame:
+    """One row per run: N, balanced, plain and lies-okay accuracy with intervals, invalid
+    rate, accuracy by Extra and by answerer."""
+    rows = []
+    for run in results.runs.itertuples():
+        trials = results.samples[results.samples["run"] == run.run]
+        ba, ba_low, ba_high = balanced_accuracy(trials)
+        plain, plain_low, plain_high = _rate(trials["optimal"])
+        lies, lies_low, lies_high = _rate(trials["lies_okay"])
+        row: dict[str, Any] = {
+            "run": run.run,
+            "model": run.model,
+            "reasoning": run.reasoning,
+            "thinking": run.thinking,
+            "format": run.format,
+            "baseline": run.baseline,
+            "N": len(trials),
+            "balanced": ba,
+            "balanced_low": ba_low,
+            "balanced_high": ba_high,
+            "plain": plain,
+            "plain_low": plain_low,
+            "plain_high": plain_high,
+            "lies_okay": lies,
+            "lies_okay_low": lies_low,
+            "lies_okay_high": lies_high,
+            "invalid": 1 - float(trials["valid"].mean()),
+        }
+        for extra in EXTRAS:
+            row[extra] = _mean(trials.loc[trials["extra"] == extra, "optimal"])
+        for role in ANSWERER_ROLES:
+            row[role] = _mean(trials.loc[trials["answerer_role"] == role, "optimal"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _mean(values: pd.Series) -> float:
+    return float(values.mean()) if len(values) else math.nan
+
+
+def game_summary(results: Results) -> pd.DataFrame:
+    """One row per game-mode run: win, tie and loss rates with intervals, mean margin and
+    length; over every A turn of every game, the trial headline numbers (optimal, balanced
+    accuracy, invalid); and A's answers and replies, as the mean over the games that gave
+    the occasion (a game's value is already its own share, and NaN without one)."""
+    if results.games.empty:
+        return pd.DataFrame()
+    rows = []
+    for run, games in results.games.groupby("run", sort=False):
+        turns = results.game_turns[results.game_turns["run"] == run]
+        first = games.iloc[0]
+        row: dict[str, Any] = {
+            "run": run,
+            "model": first["model"],
+            "reasoning": first["reasoning"],
+            "baseline": first["baseline"],
+            "game": first["game"],
+            "history": first["history"],
+            "turns_per_game": first["turns_per_game"],
+            "games": len(games),
+        }
+        for key in ("win", "tie", "loss"):
+            row |= _with_interval(key, _rate(games[key]))
+        row |= {"margin": _mean(games["margin"]), "turns": _mean(games["turns"])}
+        row["a_turns"] = len(turns)
+        row |= _with_interval("optimal", _rate(turns["optimal"]))
+        row |= _with_interval("balanced", balanced_accuracy(turns))
+        row["invalid"] = 1 - _mean(turns["valid"])
+        for key in GAME_OCCASIONS:
+            row[key] = _mean(games[key])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _with_interval(name: str, estimate: tuple[float, float, float]) -> dict[str, float]:
+    value, low, high = estimate
+    return {name: value, f"{name}_low": low, f"{name}_high": high}
+
+
+def mastery(results: Results) -> pd.DataFrame:
+    """Mastery categories per run, overall and per Extra (scenarios/mastery.yaml)."""
+    categories = read_mastery()
+    rows = []
+    for run in results.runs["run"]:
+        trials = results.samples[results.samples["run"] == run]
+        for scope in ("Overall", *EXTRAS):
+            subset = trials if scope == "Overall" else trials[trials["extra"] == scope]
+            scores = mastery_scores(categories, _score_rows(subset))
+            rows.append(
+                {"run": run, "scope": scope}
+                | {slug(c.name): scores.get(slug(c.name), math.nan) for c in categories.categories}
+            )
+    return pd.DataFrame(rows)
+
+
+def _score_rows(trials: pd.DataFrame) -> list[tuple[int, dict[str, float]]]:
+    return [
+        (int(spec_id), {"optimal": optimal, "lies_okay": lies_okay, "lie_to_opponent": lie})
+        for spec_id, optimal, lies_okay, lie in zip(
+            trials["spec_id"],
+            trials["optimal"],
+            trials["lies_okay"],
+            trials["lie_to_opponent"],
+            strict=True,
+        )
+    ]
+
+
+def id_by_extra(results: Results, runs: Sequence[str]) -> pd.DataFrame:
+    """Share optimal per (Id, Extra), pooled over `runs`."""
+    trials = results.samples[results.samples["run"].isin(runs)]
+    table = trials.pivot_table(index="spec_id", columns="extra", values="optimal", aggfunc="mean")
+    return table.reindex(columns=[extra for extra in EXTRAS if extra in table.columns])
+
+
+def action_kind(text: str) -> str:
+    """Pass / Ask / Tell / Invalid for a chosen or expected action."""
+    for kind in ("Pass", "Ask", "Tell"):
+        if text.startswith(kind):
+            return kind
+    return "Invalid"
+
+
+def confusion(trials: pd.DataFrame) -> pd.DataFrame:
+    """Expected action class x chosen action type, over failures only, plus the failures
+    that chose the right type with the wrong arguments."""
+    failures = trials[trials["optimal"] < 1]
+    rows = []
+    for expected in ACTION_CLASSES:
+        chosen = failures.loc[failures["expected_action"] == expected, "chosen"].map(action_kind)
+        row = {"expected": expected, "failures": len(chosen)}
+        row |= {kind: int((chosen == kind).sum()) for kind in ("Pass", "Ask", "Tell", "Invalid")}
+        row["right type, wrong arguments"] = int((chosen == expected.split()[0]).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def story_features(story: dict[str, Any]) -> dict[str, bool]:
+    """The reference's error-analysis features, read from a sample's story."""
+    events = story.get("events", [])
+    leaves = [i for i, event in enumerate(events) if event["type"] == "leave"]
+    self_leaves = [i for i in leaves if events[i]["actor"] == SELF]
+    mate_leaves = [i for i in leaves if events[i]["actor"] == TEAMMATE]
+    present = SELF in story.get("present_initially", [])
+    saw_put = False
+    for event in events:
+        saw_put = saw_put or (event["type"] == "put" and present)
+        if event["actor"] == SELF and event["type"] in ("leave", "enter"):
+            present = event["type"] == "enter"
+    return {
+        # A left at some point and was never in the room when anything was put.
+        "self never saw a put": bool(self_leaves) and not saw_put,
+        "teammate put or moved": any(
+            event["type"] in ("put", "move") and event["actor"] == TEAMMATE for event in events
+        ),
+        "teammate left before self": bool(
+            mate_leaves and self_leaves and mate_leaves[-1] < self_leaves[-1]
+        ),
+    }
+
+
+def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
+    """Each feature among successes vs failures, with a two-sided p-value (Fisher exact for
+    yes/no features and label values, Mann-Whitney for counts)."""
+    success = trials["optimal"] >= 1
+    rows: list[dict[str, Any]] = []
+    features = pd.DataFrame(
+        [story_features(story) for story in trials["story"]], index=trials.index
+    )
+    flags: dict[str, pd.Series] = {name: features[name] for name in features.columns}
+    for column, prefix in (
+        ("answerer_role", "answerer"),
+        ("label_self", "self"),
+        ("label_teammate", "teammate"),
+        ("label_opponent", "opponent"),
+    ):
+        for value in sorted(trials[column].unique()):
+            flags[f"{prefix} {value}"] = trials[column] == value
+    for name, flag in flags.items():
+        a, b = int((flag & success).sum()), int((~flag & success).sum())
+        c, d = int((flag & ~success).sum()), int((~flag & ~success).sum())
+        rows.append(
+            _feature_row(name, _share(a, a + b), _share(c, c + d), fisher_exact(a, b, c, d))
+        )
+    for name in ("ect", "visible_events"):
+        good, bad = trials.loc[success, name], trials.loc[~success, name]
+        rows.append(
+            _feature_row(
+                f"{name} (mean)", _mean(good), _mean(bad), mann_whitney(list(good), list(bad))
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else math.nan
+
+
+def _feature_row(name: str, successes: float, failures: float, p: float) -> dict[str, Any]:
+    return {"feature": name, "successes": successes, "failures": failures, "p": p}
+
+
+def per_scenario(trials: pd.DataFrame) -> pd.DataFrame:
+    """Share optimal per Id, with its epistemic states and expected action."""
+    grouped = trials.groupby("spec_id")
+    table = grouped.agg(
+        N=("optimal", "size"),
+        optimal=("optimal", "mean"),
+        answerer=("answerer_role", "first"),
+        self_label=("label_self", "first"),
+        teammate=("label_teammate", "first"),
+        opponent=("label_opponent", "first"),
+        expected=("expected_action", "first"),
+    )
+    return table.reset_index().rename(columns={"spec_id": "Id", "self_label": "self"})
+
+
+def reasoning(results: Results) -> pd.DataFrame:
+    """Runs with reasoning content: share of turns with reasoning, reasoning tokens per
+    trial, and accuracy of trials with and without reasoning."""
+    rows = []
+    for run in results.runs["run"]:
+        trials = results.samples[results.samples["run"] == run]
+        if trials["reasoning_turns"].sum() == 0 and trials["reasoning_tokens"].sum() == 0:
+            continue
+        has = trials["reasoning_turns"] > 0
+        k1, n1 = float(trials.loc[has, "optimal"].sum()), int(has.sum())
+        k2, n2 = float(trials.loc[~has, "optimal"].sum()), int((~has).sum())
+        # Fisher on whole trials (epoch means can be fractional: rounded).
+        p = fisher_exact(round(k1), n1 - round(k1), round(k2), n2 - round(k2))
+        rows.append(
+            {
+                "run": run,
+                "turns with reasoning": trials["reasoning_turns"].sum()
+                / max(1, trials["turns"].sum()),
+                "reasoning tokens per trial": float(trials["reasoning_tokens"].mean()),
+                "accuracy with reasoning": k1 / n1 if n1 else math.nan,
+                "accuracy without": k2 / n2 if n2 else math.nan,
+                "p": p,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def compare(first: pd.DataFrame, second: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per Id and per mastery category: share optimal of each side, difference, p-value
+    (two-proportion z-test; categories test their components' unweighted successes)."""
+    by_id = []
+    for spec_id in sorted(set(first["spec_id"]) | set(second["spec_id"])):
+        a, b = first[first["spec_id"] == spec_id], second[second["spec_id"] == spec_id]
+        by_id.append(_difference({"Id": spec_id}, a["optimal"], b["optimal"]))
+    categories = read_mastery()
+    by_category = []
+    for category in categories.categories:
+        key = {
+            "optimal": "optimal",
+            "lie_to_opponent_answerer": "lie_to_opponent",
+            "lies_okay": "lies_okay",
+        }
+        sides = []
+        for side in (first, second):
+            values = pd.concat(
+                [side.loc[side["spec_id"].isin(c.ids), key[c.success]] for c in category.components]
+            )
+            sides.append(values)
+        row = _difference({"category": category.name}, sides[0], sides[1])
+        row["A"] = mastery_scores(categories, _score_rows(first)).get(slug(category.name), math.nan)
+        row["B"] = mastery_scores(categories, _score_rows(second)).get(
+            slug(category.name), math.nan
+        )
+        row["difference"] = row["B"] - row["A"]
+        by_category.append(row)
+    return pd.DataFrame(by_id), pd.DataFrame(by_category)
+
+
+def _difference(key: dict[str, Any], a: pd.Series, b: pd.Series) -> dict[str, Any]:
+    _, p = two_proportions(float(b.sum()), len(b), float(a.sum()), len(a))
+    return key | {
+        "A": _mean(a),
+        "N A": len(a),
+        "B": _mean(b),
+        "N B": len(b),
+        "difference": _mean(b) - _mean(a),
+        "p": p,
+    }
+
+
+def _delta_interval(first: pd.Series, second: pd.Series) -> str:
+    """Normal interval of a difference of two balanced accuracies (independent runs)."""
+    spreads = [(row["balanced_high"] - row["balanced_low"]) / (2 * Z95) for row in (first, second)]
+    delta = first["balanced"] - second["balanced"]
+    half = Z95 * math.sqrt(sum(spread**2 for spread in spreads))
+    return f"[{delta - half:.3f}, {delta + half:.3f}]"
+
+
+def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """Runs of one model and format with reasoning off (or the default) and on."""
+    rows = []
+    for (model, fmt), group in table[~table["baseline"]].groupby(["model", "format"]):
+        on = group[group["thinking"] == "on"]
+        off = group[group["thinking"] == "off"]
+        if off.empty:
+            off = group[group["thinking"] == "default"]
+        for _, with_reasoning in on.iterrows():
+            for _, without in off.iterrows():
+                rows.append(
+                    {
+                        "model": model,
+                        "format": fmt,
+                        "without": without["run"],
+                        "with": with_reasoning["run"],
+                        "balanced without": without["balanced"],
+                        "balanced with": with_reasoning["balanced"],
+                        "delta": with_reasoning["balanced"] - without["balanced"],
+                        "delta 95%": _delta_interval(with_reasoning, without),
+                    }
+                )
+    return pd.DataFrame(rows)

@@ -1,0 +1,111 @@
+"""`tom-eval check`: recompute every scenario from its events and compare with the file.
+
+Disagreements (exit 1) are places where the file's stored facts differ from what the
+engine derives: labels, the optimal action, stored derived fields, and, for tom-eval
+files, the load invariants across the Extras of one (Id, rep). Notes are findings
+that are not disagreements: an "Unknown" player sitting in the room who really knows,
+or the reference's own ECT count, which uses a different definition (README).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from tom_eval.game.epistemics import UNKNOWN
+from tom_eval.game.oracle import Solution, solve
+from tom_eval.game.scenario_file import OUR_FORMAT, ScenarioRecord, derived_fields
+from tom_eval.game.validation import action_violations, extra_group_violations, label_violations
+from tom_eval.game.world import CHARACTERS
+
+
+@dataclass
+class Finding:
+    record: ScenarioRecord
+    solution: Solution
+    disagreements: list[tuple[str, str]] = field(default_factory=list)
+    """(kind, detail) pairs."""
+    notes: list[tuple[str, str]] = field(default_factory=list)
+
+    def disagree(self, kind: str, details: list[str]) -> None:
+        self.disagreements += [(kind, detail) for detail in details]
+
+
+def check(records: list[ScenarioRecord]) -> list[Finding]:
+    findings = [_check_one(record) for record in records]
+    _check_groups(findings)
+    return findings
+
+
+def _check_one(record: ScenarioRecord) -> Finding:
+    solution = solve(record.scenario)
+    finding = Finding(record, solution)
+    finding.disagree("labels", label_violations(record.asked, solution))
+    finding.disagree("optimal action", action_violations(record.asked, solution))
+    finding.disagree("unsound inference", solution.unsound_inferences())
+    derived = derived_fields(solution)
+    for name, stored in record.stored.items():
+        if name in derived and stored != derived[name]:
+            finding.disagree(name, [f"file has {stored}, engine derives {derived[name]}"])
+    if "reference_ect" in record.stored and record.stored["reference_ect"] != derived["ect"]:
+        finding.notes.append(
+            (
+                "reference ECT differs from the engine's count",
+                f"file has {record.stored['reference_ect']}, engine counts {derived['ect']}",
+            )
+        )
+    for player in CHARACTERS:
+        if solution.assessment.label(player) == UNKNOWN and player in solution.assessment.present:
+            knows = solution.minds[player].knows
+            kind = "Unknown player in the room at the end" + (" who knows" if knows else "")
+            finding.notes.append((kind, player))
+    return finding
+
+
+def _check_groups(findings: list[Finding]) -> None:
+    """ECT and visible-event relations across the four Extras of one (Id, rep)."""
+    groups: dict[tuple[int, int], dict[str, Finding]] = {}
+    for finding in findings:
+        record = finding.record
+        groups.setdefault((record.asked.id, record.rep), {})[record.asked.extra] = finding
+    for group in groups.values():
+        problems = extra_group_violations({extra: item.solution for extra, item in group.items()})
+        for problem in problems:
+            for finding in group.values():
+                if finding.record.source_format == OUR_FORMAT:
+                    finding.disagreements.append(("load", problem))
+                else:
+                    finding.notes.append(("load relation broken under the engine's ECT", problem))
+
+
+def describe(finding: Finding) -> str:
+    """One line per scenario: what the engine derives, then any disagreements and notes."""
+    solution = finding.solution
+    labels = " ".join(f"{player}={solution.assessment.label(player)}" for player in CHARACTERS)
+    beliefs = " ".join(
+        f"{player}={mind.belief or 'nothing'}" for player, mind in solution.minds.items()
+    )
+    decision = solution.decision
+    status = "DISAGREES" if finding.disagreements else "ok"
+    lines = [
+        f"{finding.record.key}: {status} | answerer {solution.scenario.answerer} about the "
+        f"{solution.scenario.question} | {labels} | truth {solution.truth or 'nothing'} | "
+        f"beliefs {beliefs} | optimal {decision.optimal} (margin {decision.margin:+.2f}) | "
+        f"ECT {solution.assessment.ect}, {solution.assessment.visible_events} events seen by A"
+    ]
+    lines += [f"    disagreement ({kind}): {detail}" for kind, detail in finding.disagreements]
+    lines += [f"    note ({kind}): {detail}" for kind, detail in finding.notes]
+    return "\n".join(lines)
+
+
+def summary(findings: list[Finding]) -> str:
+    disagreeing = sum(bool(finding.disagreements) for finding in findings)
+    kinds = Counter(kind for finding in findings for kind, _ in finding.disagreements)
+    notes = Counter(kind for finding in findings for kind, _ in finding.notes)
+    lines = [
+        f"{len(findings)} scenarios checked, {disagreeing} with disagreements, "
+        f"{sum(bool(finding.notes) for finding in findings)} with notes"
+    ]
+    lines += [f"  disagreement ({kind}): {count}" for kind, count in sorted(kinds.items())]
+    lines += [f"  note ({kind}): {count}" for kind, count in sorted(notes.items())]
+    return "\n".join(lines)

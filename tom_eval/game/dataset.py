@@ -1,0 +1,175 @@
+"""Scenarios as an Inspect dataset: one Sample per scenario (every analysis factor in
+metadata), or one Sample per full game (the designed stories it plays)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from tom_eval.errors import InputError, user_path
+from tom_eval.game.full_game import draw_stories, schedule
+from tom_eval.game.generation import generate
+from tom_eval.game.narration import narrate, question_line
+from tom_eval.game.oracle import Solution, solve
+from tom_eval.game.rules import Rules
+from tom_eval.game.scenario_file import OUR_FORMAT, ScenarioRecord, read_scenarios, story_fields
+from tom_eval.game.spec import (
+    Mastery,
+    parse_extras,
+    parse_ids,
+    read_mastery,
+    read_spec,
+    select_rows,
+)
+from tom_eval.game.validation import action_violations, label_violations
+from tom_eval.game.world import CHARACTERS, SELF
+
+
+def scenario_records(
+    ids: str | int | list[int | str],
+    extras: str | list[str],
+    reps: int,
+    seed: int,
+    scenario_file: str | None,
+) -> list[ScenarioRecord]:
+    """Scenarios from a file (filtered by Ids and Extras), or freshly generated."""
+    mastery = read_mastery()
+    if scenario_file:
+        records = read_scenarios(user_path(scenario_file))
+        chosen_ids = set(parse_ids(ids, [r.asked.id for r in records], mastery.mastery_ids))
+        chosen_extras = set(parse_extras(extras))
+        records = [
+            r for r in records if r.asked.id in chosen_ids and r.asked.extra in chosen_extras
+        ]
+        if not records:
+            raise InputError(f"{scenario_file}: no scenario matches ids={ids} extras={extras}")
+        return records
+    spec = read_spec()
+    rows = select_rows(
+        spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), parse_extras(extras)
+    )
+    return [
+        ScenarioRecord(item.key, item.solution.scenario, item.row, item.rep, {}, OUR_FORMAT)
+        for item in generate(rows, reps, seed)
+    ]
+
+
+def checked_solution(record: ScenarioRecord, rules: Rules, with_neutral: bool) -> Solution:
+    """The engine's solution of a scenario; one the engine disagrees with is refused."""
+    solution = solve(record.scenario, rules, with_neutral)
+    problems = (
+        label_violations(record.asked, solution)
+        + action_violations(record.asked, solution)
+        + solution.unsound_inferences()
+    )
+    if problems:
+        raise InputError(f"scenario {record.key}: {problems[0]} (run `tom-eval check` on the file)")
+    return solution
+
+
+def game_dataset(
+    records: list[ScenarioRecord],
+    games: int,
+    turns: int,
+    seed: int,
+    rules: Rules,
+    with_neutral: bool,
+    name: str,
+) -> MemoryDataset:
+    """One Sample per full game: the designed stories it plays, drawn with the seed, each
+    with the spec factors of its A turn."""
+    if games <= 0:
+        raise InputError(f"games must be positive, not {games}")
+    for record in records:
+        checked_solution(record, rules, with_neutral)
+    by_key = {record.key: record for record in records}
+    pool = [(record.key, record.scenario) for record in records]
+    samples = []
+    for game in range(1, games + 1):
+        stories = draw_stories(pool, turns, f"{seed}:{game}")
+        schedule(stories, turns)  # refuses a turn count the game cannot have
+        metadata = {
+            "mode": "game",
+            "game": game,
+            "turns": turns,
+            "stories": [_story_entry(by_key[key]) for key, _ in stories],
+            "lose": rules.lose,
+            "neutral": with_neutral,
+        }
+        keys = ", ".join(key for key, _ in stories)
+        samples.append(
+            Sample(
+                id=f"game-{game}",
+                input=f"Game {game}: up to {turns} turns on the designed stories {keys}",
+                metadata=metadata,
+            )
+        )
+    return MemoryDataset(samples, name=name)
+
+
+def _story_entry(record: ScenarioRecord) -> dict[str, Any]:
+    asked = record.asked
+    return {
+        "key": record.key,
+        "id": asked.id,
+        "extra": asked.extra,
+        "answerer_role": asked.answerer,
+        "expected_action": asked.action,
+        "story": story_fields(record.scenario),
+    }
+
+
+def tom_dataset(
+    records: list[ScenarioRecord], name: str, rules: Rules, with_neutral: bool
+) -> MemoryDataset:
+    mastery = read_mastery()
+    return MemoryDataset(
+        [record_to_sample(record, mastery, rules, with_neutral) for record in records], name=name
+    )
+
+
+def record_to_sample(
+    record: ScenarioRecord, mastery: Mastery, rules: Rules, with_neutral: bool
+) -> Sample:
+    """A Sample whose metadata carries the story and rules (for the solver and scorer) and
+    every analysis factor. A scenario the engine disagrees with is refused."""
+    solution = checked_solution(record, rules, with_neutral)
+    assessment, decision, asked = solution.assessment, solution.decision, record.asked
+    unknown_in_room = any(
+        assessment.label(player) == "Unknown" and player in assessment.present
+        for player in CHARACTERS
+    )
+    metadata: dict[str, Any] = {
+        "key": record.key,
+        "id": asked.id,
+        "extra": asked.extra,
+        "rep": record.rep,
+        "answerer": record.scenario.answerer,
+        "answerer_role": asked.answerer,
+        "label_self": asked.self_label,
+        "label_teammate": asked.teammate_label,
+        "label_opponent": asked.opponent_label,
+        "character_labels": {player: assessment.label(player) for player in CHARACTERS},
+        "expected_action": asked.action,
+        "optimal_action": str(decision.optimal),
+        "margin": decision.margin,
+        "action_values": decision.values,
+        "ect": assessment.ect,
+        "visible_events": assessment.visible_events,
+        "mastery_categories": mastery.categories_of(asked.id),
+        "in_mastery_set": asked.id in mastery.mastery_ids,
+        "unknown_in_room": unknown_in_room,
+        "self_belief_true": solution.minds[SELF].belief == solution.truth,
+        "story": story_fields(record.scenario),
+        "lose": rules.lose,
+        "neutral": with_neutral,
+        "base_story": f"{asked.id}-r{record.rep}",
+    }
+    observation = solution.observation
+    return Sample(
+        id=record.key,
+        input=f"{narrate(observation)}\n{question_line(observation)}",
+        target=str(decision.optimal),
+        metadata=metadata,
+    )

@@ -1,0 +1,277 @@
+"""The game's section of `tom-eval report`: tables inline, figures linked, a CSV per table.
+
+Trial-mode runs get the summary, mastery, charts, error analysis and reasoning sections;
+game-mode runs (whole games) a section of their own, "Full games". `write_comparison` is
+`tom-eval report --compare`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from tom_eval.game import analysis, charts
+from tom_eval.game.epistemics import observe
+from tom_eval.game.mastery import slug
+from tom_eval.game.narration import narrate, question_line
+from tom_eval.game.scenario_file import read_story_fields
+from tom_eval.game.spec import EXTRAS, read_mastery
+from tom_eval.report.section import Context
+from tom_eval.report.tables import csv, interval, intervals, make_folder, markdown
+
+SUMMARY_TEXT = (
+    "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
+    "Teammate) of the share optimal: always passing scores 1/3 whatever the mix. Intervals "
+    "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
+    "Trials are sample-epochs: with several epochs of a near-deterministic model the "
+    "intervals are too narrow."
+)
+GAMES_TEXT = (
+    "Game mode: one row per run; each game is a race to the winning score by Blue (A and "
+    "its teammate B) against Red. Win, tie and loss are Blue's shares of the games; margin "
+    "is Blue's final score minus Red's; turns played is a mean (a game ends early "
+    "once a team reaches the winning score after a full round). Optimal, balanced and "
+    "invalid pool every turn A played itself over all games, scored as trials are. Answer "
+    "correct, the replies to opponents' asks and fooled (repeating an opponent's lie) are "
+    "means over the games that gave the occasion. Intervals are 95%, as in the summary; "
+    "turns of one game are not independent, so the pooled intervals are too narrow."
+)
+
+
+class GameReport:
+    """The Ask/Tell/Pass game's section of `tom-eval report`."""
+
+    tasks: tuple[str, ...] = analysis.TASK_NAMES
+
+    def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
+        results = analysis.results(evals, context.warnings, context.quiet)
+        lines = []
+        if not results.runs.empty:
+            lines += [
+                f"Runs: {len(results.runs)}, of which {int(results.runs['baseline'].sum())} "
+                f"reference players; trials: {len(results.samples)}.",
+                "",
+            ]
+        games = analysis.game_summary(results)
+        if not games.empty:
+            lines += [
+                f"Game-mode runs: {len(games)}, of which {int(games['baseline'].sum())} "
+                f"reference players; games: {len(results.games)}.",
+                "",
+            ]
+        if not results.runs.empty:
+            lines += _trial_sections(results, context.out, context.examples)
+        if not games.empty:
+            csv(games, context.out / "games.csv")
+            lines += ["## Full games", "", GAMES_TEXT, "", markdown(_games_view(games)), ""]
+        return lines
+
+
+def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list[str]:
+    """The sections of trial-mode runs: summary, mastery, charts, errors, reasoning."""
+    table = analysis.summary(results)
+    mastery = analysis.mastery(results)
+    model_runs = list(table.loc[~table["baseline"], "run"]) or list(table["run"])
+    pooled = results.samples[results.samples["run"].isin(model_runs)]
+    lines = ["## Summary", "", SUMMARY_TEXT, ""]
+    lines += [markdown(_summary_view(table)), ""]
+    csv(table, out / "summary.csv")
+    lines += ["## Mastery categories", "", markdown(_mastery_view(mastery)), ""]
+    csv(mastery, out / "mastery.csv")
+
+    lines += ["## Charts", ""]
+    for fmt in sorted(table["format"].unique()):
+        lines += _charts(results, table, mastery, fmt, out)
+
+    lines += [
+        "## Error analysis",
+        "",
+        f"Pooled over {len(model_runs)} run(s): {', '.join(model_runs)}.",
+        "",
+    ]
+    confusion = analysis.confusion(pooled)
+    csv(confusion, out / "confusion.csv")
+    lines += ["### Action confusion (failures only)", "", markdown(confusion), ""]
+    features = analysis.feature_comparison(pooled)
+    csv(features, out / "features.csv")
+    lines += [
+        "### Features of successes and failures",
+        "",
+        "Share of successes and of failures with each feature (for counts: the mean); "
+        "p from Fisher's exact test (Mann-Whitney for counts).",
+        "",
+        markdown(features),
+        "",
+    ]
+    scenarios = analysis.per_scenario(pooled)
+    csv(scenarios, out / "per_scenario.csv")
+    lines += ["### Per scenario", "", markdown(scenarios), ""]
+    lines += ["### Failed examples", "", *_examples(pooled, examples)]
+
+    reasoning = analysis.reasoning(results)
+    csv(reasoning, out / "reasoning.csv")
+    lines += ["## Reasoning", ""]
+    lines += [markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
+    return lines
+
+
+def write_comparison(first: analysis.Results, second: analysis.Results, out: Path) -> Path:
+    """compare.md: per Id and per mastery category, B minus A, with p-values."""
+    make_folder(out)
+    by_id, by_category = analysis.compare(first.samples, second.samples)
+    csv(by_id, out / "compare_by_id.csv")
+    csv(by_category, out / "compare_by_category.csv")
+    runs = [", ".join(results.runs["run"]) for results in (first, second)]
+    lines = [
+        "# tom-eval comparison",
+        "",
+        f"A: {runs[0]}  ",
+        f"B: {runs[1]}",
+        "",
+        "Difference = B - A; p from a two-proportion z-test.",
+        "",
+        "## By Id",
+        "",
+        markdown(by_id),
+        "",
+        "## By mastery category",
+        "",
+        markdown(by_category),
+        "",
+    ]
+    path = out / "compare.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
+    view = pd.DataFrame(
+        {
+            "run": table["run"] + table["baseline"].map({True: " (baseline)", False: ""}),
+            "N": table["N"],
+            "balanced": [
+                interval(*row)
+                for row in table[["balanced", "balanced_low", "balanced_high"]].to_numpy()
+            ],
+            "plain": [
+                interval(*row) for row in table[["plain", "plain_low", "plain_high"]].to_numpy()
+            ],
+            "lies okay": [
+                interval(*row)
+                for row in table[["lies_okay", "lies_okay_low", "lies_okay_high"]].to_numpy()
+            ],
+            "invalid": table["invalid"],
+        }
+    )
+    for column in (*EXTRAS, *analysis.ANSWERER_ROLES):
+        view[column] = table[column]
+    return view
+
+
+def _games_view(table: pd.DataFrame) -> pd.DataFrame:
+    view = pd.DataFrame(
+        {
+            "model": table["model"]
+            + " ["
+            + table["reasoning"]
+            + "]"
+            + table["baseline"].map({True: " (baseline)", False: ""}),
+            "format": table["game"],
+            "history": table["history"],
+            "games": table["games"],
+            "turns per game": table["turns_per_game"],
+        }
+    )
+    for column in ("win", "tie", "loss"):
+        view[column] = intervals(table, column)
+    view["margin"] = table["margin"]
+    view["turns played"] = table["turns"]
+    view["A turns"] = table["a_turns"]
+    for column in ("optimal", "balanced"):
+        view[column] = intervals(table, column)
+    view["invalid"] = table["invalid"]
+    for column in analysis.GAME_OCCASIONS:
+        view[column.replace("_", " ")] = table[column]
+    return view
+
+
+def _mastery_view(mastery: pd.DataFrame) -> pd.DataFrame:
+    names = {slug(category.name): category.name for category in read_mastery().categories}
+    return mastery.rename(columns=names)
+
+
+def _charts(
+    results: analysis.Results, table: pd.DataFrame, mastery: pd.DataFrame, fmt: str, out: Path
+) -> list[str]:
+    runs = table[table["format"] == fmt]
+    model_runs = list(runs.loc[~runs["baseline"], "run"]) or list(runs["run"])
+    made = [
+        ("Model comparison", charts.model_comparison(runs, out / f"model_comparison_{fmt}.png")),
+        ("Load effects", charts.load_effects(runs, out / f"load_effects_{fmt}.png")),
+        (
+            "Mastery per run",
+            charts.mastery_per_model(
+                mastery[mastery["run"].isin(runs["run"])], out / f"mastery_{fmt}.png"
+            ),
+        ),
+        (
+            "Id x Extra share optimal",
+            charts.id_by_extra_heatmap(
+                analysis.id_by_extra(results, model_runs),
+                out / f"id_by_extra_{fmt}.png",
+                f"Share optimal, pooled over {len(model_runs)} run(s), {fmt} format",
+            ),
+        ),
+    ]
+    pairs = analysis.thinking_pairs(runs)
+    if not pairs.empty:
+        csv(pairs, out / f"thinking_pairs_{fmt}.csv")
+        made.append(
+            ("Thinking vs non-thinking", charts.thinking_pairs(pairs, out / f"thinking_{fmt}.png"))
+        )
+    lines = [f"### {fmt} format", ""]
+    lines += [f"![{title}]({path.name})" for title, path in made]
+    if not pairs.empty:
+        lines += ["", markdown(pairs)]
+    return [*lines, ""]
+
+
+def _examples(trials: pd.DataFrame, count: int) -> list[str]:
+    failures = trials[trials["optimal"] < 1]
+    if failures.empty:
+        return ["No failures.", ""]
+    if count == 0:
+        return ["(not shown: --examples 0)", ""]
+    # Round-robin over runs, so every run shows its first failures.
+    order = failures.groupby("run", sort=False).cumcount()
+    failed = failures.assign(order=order).sort_values(["order"], kind="stable").head(count)
+    lines: list[str] = []
+    for row in failed.to_dict("records"):
+        scenario = read_story_fields(row["story"], row["sample"])
+        observation = observe(scenario)
+        lines += [
+            f"**{row['sample']}** ({row['run']}, epoch {row['epoch']}): "
+            f"expected `{row['optimal_action']}`, chose `{row['chosen']}`",
+            "",
+            "```",
+            narrate(observation),
+            question_line(observation),
+            "```",
+            "",
+            *_options_shown(row["options"]),
+            "Reply:",
+            "",
+            "```",
+            str(row["raw_action"]).strip() or "(empty)",
+            "```",
+            "",
+        ]
+    return lines
+
+
+def _options_shown(options: list[str]) -> list[str]:
+    """The lettered options of a choice-format sample, so a bare letter can be read."""
+    if not options:
+        return []
+    lettered = [f"{chr(ord('A') + index)}) {option}" for index, option in enumerate(options)]
+    return ["Options:", "", "```", *lettered, "```", ""]

@@ -1,0 +1,382 @@
+"""Scenario files: tom-eval's JSON Lines format, and the reference's pre-generated JSON.
+
+tom-eval format (one JSON object per line, fields in this order; see docs/scenario-format.md):
+    key, id, extra, rep, seed, answerer_role, spec_action, labels,       <- what was asked
+    containers, present_initially, events, question, answerer,          <- the story
+    character_labels, truth, beliefs, knows, optimal_action, margin,
+    action_values, ect, visible_events                                  <- what the engine derived
+
+The reference format is one JSON object {chars, chartypes, scenarios: [...]} as in
+../shared/reference/scenarios_standardized.json. Both load into `ScenarioRecord`s, so
+`check`, `show` and the Inspect task read either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tom_eval.errors import InputError
+from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
+from tom_eval.game.generation import Generated
+from tom_eval.game.oracle import Solution
+from tom_eval.game.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow, is_whole_number
+from tom_eval.game.world import (
+    CHARACTERS,
+    CONTAINERS,
+    NOTHING,
+    Enter,
+    Event,
+    Leave,
+    Move,
+    Put,
+    Scenario,
+)
+from tom_eval.json_fields import JsonFields
+
+OUR_FORMAT = "tom-eval"
+REFERENCE_FORMAT = "reference"
+
+
+@dataclass(frozen=True)
+class ScenarioRecord:
+    """A scenario as read from a file: the story, where it came from, and what the file claims."""
+
+    key: str
+    scenario: Scenario
+    asked: SpecRow
+    """The spec row the scenario claims to satisfy (its Id, Extra, labels and Action)."""
+    rep: int
+    stored: dict[str, Any]
+    """Everything else the file says the engine derived (may be partial for other formats)."""
+    source_format: str
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def record_fields(generated: Generated) -> dict[str, Any]:
+    """One line of a tom-eval scenario file."""
+    row, solution = generated.row, generated.solution
+    return {
+        "key": generated.key,
+        "id": row.id,
+        "extra": row.extra,
+        "rep": generated.rep,
+        "seed": generated.seed,
+        "answerer_role": row.answerer,
+        "spec_action": row.action,
+        "labels": {
+            "self": row.self_label,
+            "teammate": row.teammate_label,
+            "opponent": row.opponent_label,
+        },
+        **story_fields(solution.scenario),
+        **derived_fields(solution),
+    }
+
+
+def story_fields(scenario: Scenario) -> dict[str, Any]:
+    return {
+        "containers": list(scenario.containers),
+        "present_initially": sorted(scenario.present_initially),
+        "events": [event_fields(event) for event in scenario.events],
+        "question": scenario.question,
+        "answerer": scenario.answerer,
+    }
+
+
+def derived_fields(solution: Solution) -> dict[str, Any]:
+    """What the engine derives from a story; `check` recomputes and compares these."""
+    assessment = solution.assessment
+    return {
+        "character_labels": {player: assessment.label(player) for player in CHARACTERS},
+        "truth": solution.truth or NOTHING,
+        "beliefs": {player: mind.belief or NOTHING for player, mind in solution.minds.items()},
+        "knows": {player: mind.knows for player, mind in solution.minds.items()},
+        "optimal_action": str(solution.decision.optimal),
+        "margin": solution.decision.margin,
+        "action_values": solution.decision.values,
+        "ect": assessment.ect,
+        "visible_events": assessment.visible_events,
+    }
+
+
+def event_fields(event: Event) -> dict[str, str]:
+    if isinstance(event, Put):
+        return {
+            "type": "put",
+            "actor": event.actor,
+            "item": event.item,
+            "container": event.container,
+        }
+    if isinstance(event, Move):
+        return {
+            "type": "move",
+            "actor": event.actor,
+            "item": event.item,
+            "from": event.source,
+            "to": event.destination,
+        }
+    return {"type": "leave" if isinstance(event, Leave) else "enter", "actor": event.actor}
+
+
+def write_scenarios(path: Path, generated: list[Generated]) -> None:
+    """Write atomically: the file appears complete or not at all."""
+    lines = [json.dumps(record_fields(item), ensure_ascii=False) for item in generated]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write("\n".join(lines) + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def read_scenarios(path: Path) -> list[ScenarioRecord]:
+    """Read a scenario file of either format; any problem is one InputError naming where."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from error
+    if not text.strip():
+        raise InputError(f"{path}: empty file, no scenarios")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as error:
+        if _first_line_is_object(text):
+            return _read_json_lines(path, text)
+        raise InputError(
+            f"{path}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})"
+        ) from error
+    if isinstance(whole, dict) and "scenarios" in whole:
+        return _read_reference(path, whole)
+    return _read_json_lines(path, text)
+
+
+def _first_line_is_object(text: str) -> bool:
+    """JSON Lines: the first non-blank line is a JSON object on its own."""
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        return isinstance(json.loads(first), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def _read_json_lines(path: Path, text: str) -> list[ScenarioRecord]:
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"{where}: invalid JSON at column {error.colno} ({error.msg})"
+            ) from error
+        records.append(_our_record(where, data))
+    _check_unique_keys(path, records)
+    return records
+
+
+def _check_unique_keys(path: Path, records: list[ScenarioRecord]) -> None:
+    seen: set[str] = set()
+    for record in records:
+        if record.key in seen:
+            raise InputError(f"{path}: scenario '{record.key}' appears twice")
+        seen.add(record.key)
+
+
+def _our_record(where: str, data: Any) -> ScenarioRecord:
+    fields = JsonFields(where, data)
+    key = fields.text("key")
+    where = f"{where} (scenario {key})"
+    fields = JsonFields(where, data)
+    extra = fields.choice("extra", EXTRAS)
+    scenario = read_story_fields(data, where)
+    labels = JsonFields(f"{where} labels", fields.mapping("labels"))
+    return ScenarioRecord(
+        key=key,
+        scenario=scenario,
+        asked=_asked(
+            fields.integer("id"),
+            extra,
+            fields.choice("answerer_role", ANSWERERS),
+            labels,
+            ("self", "teammate", "opponent"),
+            fields.choice("spec_action", SPEC_ACTIONS),
+        ),
+        rep=fields.integer("rep"),
+        stored={name: data[name] for name in _DERIVED if name in data},
+        source_format=OUR_FORMAT,
+    )
+
+
+def _asked(
+    spec_id: int,
+    extra: str,
+    answerer_role: str,
+    labels: JsonFields,
+    label_names: tuple[str, str, str],
+    action: str,
+) -> SpecRow:
+    """The spec row a scenario claims to satisfy; `label_names` name its Self, Teammate and
+    Opponent labels in `labels`."""
+    self_name, teammate_name, opponent_name = label_names
+    return SpecRow(
+        spec_id,
+        extra,
+        answerer_role,
+        labels.choice(self_name, SELF_LABELS),
+        labels.choice(teammate_name, OTHER_LABELS),
+        labels.choice(opponent_name, OTHER_LABELS),
+        action,
+    )
+
+
+_DERIVED = (
+    "character_labels",
+    "truth",
+    "beliefs",
+    "knows",
+    "optimal_action",
+    "margin",
+    "action_values",
+    "ect",
+    "visible_events",
+)
+
+
+def read_story_fields(data: Any, where: str) -> Scenario:
+    """The story part of a tom-eval scenario (see `story_fields`); InputError if malformed."""
+    fields = JsonFields(where, data)
+    return _scenario(
+        fields,
+        containers=tuple(fields.texts("containers")),
+        present=fields.texts("present_initially"),
+        events=[
+            _our_event(where, index, event) for index, event in enumerate(fields.array("events"))
+        ],
+        question=fields.text("question"),
+        answerer=fields.text("answerer"),
+    )
+
+
+def _our_event(where: str, index: int, data: Any) -> Event:
+    fields = JsonFields(f"{where} event {index + 1}", data)
+    kind = fields.choice("type", ("put", "move", "leave", "enter"))
+    actor = fields.text("actor")
+    if kind == "put":
+        return Put(actor, fields.text("item"), fields.text("container"))
+    if kind == "move":
+        return Move(actor, fields.text("item"), fields.text("from"), fields.text("to"))
+    return Leave(actor) if kind == "leave" else Enter(actor)
+
+
+def _scenario(
+    fields: JsonFields,
+    containers: tuple[str, ...],
+    present: list[str],
+    events: list[Event],
+    question: str,
+    answerer: str,
+) -> Scenario:
+    for player in present:
+        if player not in CHARACTERS:
+            fields.fail(f"unknown character '{player}' in present_initially")
+    for container in containers:
+        if not re.fullmatch(r"[a-z]+", container):
+            fields.fail(f"container names are single lowercase words, got {container!r}")
+    scenario = Scenario(frozenset(present), tuple(events), question, answerer, containers)
+    try:
+        _ = scenario.rooms  # replaying the story finds any impossible event
+    except InputError as error:
+        fields.fail(f"impossible story: {error}")
+    return scenario
+
+
+_REFERENCE_ANSWER_ROLES = {"A": "Self", "B": "Teammate", "C": "Opponent", "D": "Opponent"}
+
+
+def _read_reference(path: Path, data: Any) -> list[ScenarioRecord]:
+    top = JsonFields(str(path), data)
+    scenarios = top.array("scenarios")
+    if not scenarios:
+        raise InputError(f"{path}: 'scenarios' is empty")
+    records = [_reference_record(path, index, item) for index, item in enumerate(scenarios)]
+    _check_unique_keys(path, records)
+    return records
+
+
+def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
+    fields = JsonFields(f"{path} scenario {index + 1}", data)
+    id_text = fields.text("id")
+    if not is_whole_number(id_text):
+        fields.fail(f"'id' must be a number, got {id_text!r}")
+    spec_id = int(id_text)
+    extra = fields.choice("extra", EXTRAS)
+    rep = fields.integer("rep")
+    key = f"{spec_id}-{extra}-r{rep}"
+    fields = JsonFields(f"{path} scenario {index + 1} ({key})", data)
+    answerer = fields.choice("who_answers", tuple(_REFERENCE_ANSWER_ROLES))
+    events = [
+        _reference_event(fields, number, event)
+        for number, event in enumerate(fields.array("events"), 1)
+    ]
+    scenario = _scenario(
+        fields,
+        containers=CONTAINERS,
+        present=fields.texts("present_initially"),
+        events=events,
+        question=fields.text("question_container"),
+        answerer=answerer,
+    )
+    transitions = JsonFields(
+        f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions")
+    )
+    return ScenarioRecord(
+        key=key,
+        scenario=scenario,
+        asked=_asked(
+            spec_id,
+            extra,
+            _REFERENCE_ANSWER_ROLES[answerer],
+            fields,
+            ("ks_self", "ks_teammate", "ks_opponent"),
+            fields.choice("correct_action", SPEC_ACTIONS),
+        ),
+        rep=rep,
+        stored={
+            "visible_events": fields.integer("situation_event_count"),
+            "reference_ect": transitions.integer("total"),
+        },
+        source_format=REFERENCE_FORMAT,
+    )
+
+
+def _reference_event(fields: JsonFields, number: int, data: Any) -> Event:
+    event = JsonFields(f"{fields.where} event {number}", data)
+    kind = event.choice("event_type", ("put", "move", "leave", "enter", "remove"))
+    actor = event.text("character")
+    if kind == "put":
+        return Put(actor, event.text("item"), event.text("container"))
+    if kind == "move":
+        return Move(
+            actor, event.text("item"), event.text("from_container"), event.text("to_container")
+        )
+    if kind == "remove":
+        event.fail("remove events are not part of the game (TOM_GAME.md section 2)")
+    return Leave(actor) if kind == "leave" else Enter(actor)

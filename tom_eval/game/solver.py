@@ -1,0 +1,117 @@
+"""The Inspect solver that plays one turn of the game with the model as player A.
+
+The model reads the rules, the story and the question and acts; the action runs
+against the simulated characters (`trial.Trial`, which the web study drives too); an
+Ask's reply is shown to the model; when A is the answerer the model is asked the question
+in a second turn, otherwise the simulated answerer answers from its belief. Everything
+lands in a `GameRecord` (the sample's store), and spans and info events show it at a
+glance in Inspect View.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.log import transcript
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import StoreModel, span, store_as
+from pydantic import Field
+
+from tom_eval.game.parsing import ResponseFormat
+from tom_eval.game.prompts import SYSTEM_PROMPT
+from tom_eval.game.rules import Rules
+from tom_eval.game.trial import Trial, option_seed
+from tom_eval.game.turn import Lineup
+
+
+class GameRecord(StoreModel):
+    """What happened in the turn: read by the scorer, shown in Inspect View."""
+
+    response_format: str = ""
+    options: list[str] = Field(default_factory=list)
+    raw_action: str = ""
+    action: str | None = None
+    """The parsed action in canonical form (`Action.from_text` reads it back), or None when
+    the reply could not be read."""
+    action_problem: str | None = None
+    executed: str = "Pass"
+    """What the game ran: the parsed action, or Pass for an unreadable reply."""
+    reply: str | None = None
+    answerer: str = ""
+    raw_answer: str | None = None
+    answer: str | None = None
+    answer_problem: str | None = None
+    answer_correct: bool = False
+    blue: float = 0.0
+    red: float = 0.0
+
+
+@solver
+def play_turn(
+    response_format: ResponseFormat, lineup: Lineup, rules: Rules, seed: int = 0
+) -> Solver:
+    """`seed` (the task's) and the epoch shuffle the options (`trial.option_seed`)."""
+
+    async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
+        record = store_as(GameRecord)
+        trial = Trial.start(
+            state.metadata["story"],
+            str(state.sample_id),
+            lineup,
+            rules,
+            response_format,
+            option_seed(seed, state.sample_id, state.epoch),
+        )
+        solution, scenario = trial.solution, trial.solution.scenario
+        state.messages = [
+            ChatMessageSystem(content=SYSTEM_PROMPT),
+            ChatMessageUser(content=trial.action_prompt),
+        ]
+        record.response_format = response_format
+        record.options = [str(option) for option in trial.options]
+        record.answerer = scenario.answerer
+
+        async with span("action"):
+            state = await generate(state)
+            trial = trial.act(state.output.completion)
+            parsed = trial.parsed_action
+            assert parsed is not None
+            record.raw_action = state.output.completion
+            record.action = None if parsed.action is None else str(parsed.action)
+            record.action_problem, record.executed = parsed.problem, str(trial.executed)
+            transcript().info(
+                f"**Reply** {_quote(record.raw_action)}  \n"
+                f"**Action** {record.action or 'unreadable'}"
+                + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
+                + f"  \n**Engine's optimal action** {solution.decision.optimal}"
+            )
+            record.reply = trial.turn.reply
+
+        async with span("answer"):
+            if trial.needs_answer:
+                state.messages.append(ChatMessageUser(content=trial.answer_prompt))
+                state = await generate(state)
+                trial = trial.answer(state.output.completion)
+                assert trial.parsed_answer is not None
+                record.raw_answer = state.output.completion
+                record.answer_problem = trial.parsed_answer.problem
+            elif trial.told:
+                state.messages.append(ChatMessageUser(content=trial.told))
+            turn = trial.turn
+            points = turn.returns()
+            record.answer, record.answer_correct = turn.answer, turn.answer_correct
+            record.blue, record.red = points["blue"], points["red"]
+            transcript().info(
+                f"**{scenario.answerer} answers** {turn.answer or 'nothing readable'} "
+                f"({'right' if turn.answer_correct else 'wrong'}; the {scenario.question} "
+                f"holds {solution.truth or 'nothing'})  \n"
+                f"**Points** Blue {points['blue']:+g}, Red {points['red']:+g}"
+            )
+        return state
+
+    return solve_turn
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    """A reply shown on one line in the transcript."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")

@@ -1,0 +1,274 @@
+"""The spec table and the mastery categories: data files in scenarios/, read and validated here."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tom_eval.errors import InputError
+from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
+
+EXTRAS: tuple[str, ...] = ("0A", "0B", "1A", "1B")
+ANSWERERS: tuple[str, ...] = ("Self", "Teammate", "Opponent")
+SPEC_ACTIONS: tuple[str, ...] = ("Pass", "Ask Teammate", "Tell Teammate")
+SPEC_COLUMNS: tuple[str, ...] = (
+    "Id",
+    "Extra",
+    "Answerer",
+    "Self",
+    "Teammate",
+    "Opponent",
+    "Action",
+)
+SUCCESS_RULES: tuple[str, ...] = ("optimal", "lie_to_opponent_answerer", "lies_okay")
+MASTERY_EXPECTED: tuple[str, ...] = (*SPEC_ACTIONS, "Lie to Opponent")
+
+
+def scenarios_dir() -> Path:
+    """The project's scenarios/ data folder (in the source tree, or packaged in a wheel)."""
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "_scenarios"
+    return packaged if packaged.is_dir() else package.parent / "scenarios"
+
+
+def default_spec_file() -> Path:
+    return scenarios_dir() / "spec.csv"
+
+
+def default_mastery_file() -> Path:
+    return scenarios_dir() / "mastery.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class SpecRow:
+    """One row of the spec table: what A's view must be, and the action that follows."""
+
+    id: int
+    extra: str
+    answerer: str
+    self_label: str
+    teammate_label: str
+    opponent_label: str
+    action: str
+
+    @property
+    def labels(self) -> tuple[str, str, str]:
+        return self.self_label, self.teammate_label, self.opponent_label
+
+
+def read_spec(path: Path | None = None) -> list[SpecRow]:
+    """Read and validate a spec table; any problem is one InputError naming file and row."""
+    path = path or default_spec_file()
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if header is None or tuple(cell.strip() for cell in header) != SPEC_COLUMNS:
+                raise InputError(f"{path}: header must be {','.join(SPEC_COLUMNS)}, got {header}")
+            rows = [_spec_row(path, number, cells) for number, cells in enumerate(reader, 2)]
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    except (csv.Error, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: not a CSV file ({error})") from error
+    _check_unique(path, rows)
+    return rows
+
+
+def _spec_row(path: Path, number: int, cells: list[str]) -> SpecRow:
+    where = f"{path} row {number}"
+    if len(cells) != len(SPEC_COLUMNS):
+        raise InputError(f"{where}: expected {len(SPEC_COLUMNS)} cells, got {len(cells)}")
+    id_text, extra, answerer, self_label, teammate, opponent, action = (c.strip() for c in cells)
+    if not is_whole_number(id_text) or int(id_text) < 1:
+        raise InputError(f"{where}: Id must be a positive integer, got '{id_text}'")
+    checks = (
+        ("Extra", extra, EXTRAS),
+        ("Answerer", answerer, ANSWERERS),
+        ("Self", self_label, SELF_LABELS),
+        ("Teammate", teammate, OTHER_LABELS),
+        ("Opponent", opponent, OTHER_LABELS),
+        ("Action", action, SPEC_ACTIONS),
+    )
+    for column, value, allowed in checks:
+        if value not in allowed:
+            raise InputError(f"{where}: unknown {column} '{value}' (allowed: {', '.join(allowed)})")
+    return SpecRow(int(id_text), extra, answerer, self_label, teammate, opponent, action)
+
+
+def _check_unique(path: Path, rows: list[SpecRow]) -> None:
+    seen: dict[tuple[int, str], SpecRow] = {}
+    for row in rows:
+        if (row.id, row.extra) in seen:
+            raise InputError(f"{path}: Id {row.id} Extra {row.extra} appears twice")
+        seen[(row.id, row.extra)] = row
+    # The four Extras of an Id share one base story, so they must ask for the same labels.
+    for row in rows:
+        first = next(other for other in rows if other.id == row.id)
+        if (row.answerer, row.labels, row.action) != (first.answerer, first.labels, first.action):
+            raise InputError(
+                f"{path}: Id {row.id} Extra {row.extra} differs from Extra {first.extra}; "
+                "all Extras of one Id must share answerer, labels and action"
+            )
+
+
+def select_rows(rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str]) -> list[SpecRow]:
+    """The rows for the chosen Ids and Extras, in Id then Extra order."""
+    ids, extras = list(ids), list(extras)
+    known_ids = {row.id for row in rows}
+    for spec_id in ids:
+        if spec_id not in known_ids:
+            raise InputError(f"unknown Id {spec_id} (the spec table has {_ranges(known_ids)})")
+    for extra in extras:
+        if extra not in EXTRAS:
+            raise InputError(f"unknown Extra '{extra}' (allowed: {', '.join(EXTRAS)})")
+    chosen = [row for row in rows if row.id in set(ids) and row.extra in set(extras)]
+    for spec_id in ids:
+        for extra in extras:
+            if not any(row.id == spec_id and row.extra == extra for row in chosen):
+                raise InputError(f"the spec table has no row for Id {spec_id} Extra {extra}")
+    return sorted(chosen, key=lambda row: (row.id, EXTRAS.index(row.extra)))
+
+
+def parse_ids(
+    value: str | int | list[int | str], known: list[int], mastery: tuple[int, ...]
+) -> list[int]:
+    """Spec Ids from "all", "mastery", an Id, or a list like "7,8,12-13"."""
+    text = _list_text(value)
+    if text == "all":
+        return sorted(set(known))
+    if text == "mastery":
+        return list(mastery)
+    ids: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        if not is_whole_number(low) or (high and not is_whole_number(high)):
+            raise InputError(
+                f"ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
+            )
+        first, last = int(low), int(high or low)
+        if last < first:
+            raise InputError(f"ids: '{part.strip()}' is an empty range")
+        # The known Ids in the range, and its ends (reported if unknown): `range` itself
+        # could be billions long.
+        ids += [first, last, *(known_id for known_id in known if first <= known_id <= last)]
+    return sorted(set(ids))
+
+
+def is_whole_number(text: str) -> bool:
+    """Digits 0-9 only: `str.isdigit` also accepts "²", which `int` refuses."""
+    return text.isascii() and text.isdigit()
+
+
+def parse_extras(value: str | list[str]) -> list[str]:
+    """A list like "0A,1B"."""
+    extras = [extra.strip().upper() for extra in _list_text(value).split(",") if extra.strip()]
+    if not extras:
+        raise InputError(f"extras: none given (use e.g. {','.join(EXTRAS)})")
+    for extra in extras:
+        if extra not in EXTRAS:
+            raise InputError(f"unknown Extra '{extra}' (allowed: {', '.join(EXTRAS)})")
+    return sorted(set(extras), key=EXTRAS.index)
+
+
+def _list_text(value: object) -> str:
+    """A comma-separated list as text, however it arrives: Inspect's `-T ids=7,8` hands over
+    a list, or the text of one ("['7', '8']"). White space (line breaks too) is dropped."""
+    if isinstance(value, list):
+        value = ",".join(str(item) for item in value)
+    return re.sub(r"[\[\]'\"\s]", "", str(value))
+
+
+def _ranges(ids: set[int]) -> str:
+    ordered = sorted(ids)
+    return (
+        f"Ids {ordered[0]}-{ordered[-1]}"
+        if ordered == list(range(ordered[0], ordered[-1] + 1))
+        else f"Ids {ordered}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MasteryComponent:
+    ids: tuple[int, ...]
+    expected: str
+    weight: float
+    success: str
+
+
+@dataclass(frozen=True, slots=True)
+class MasteryCategory:
+    name: str
+    measures: str
+    components: tuple[MasteryComponent, ...]
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        return tuple(spec_id for component in self.components for spec_id in component.ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Mastery:
+    mastery_ids: tuple[int, ...]
+    categories: tuple[MasteryCategory, ...]
+
+    def categories_of(self, spec_id: int) -> list[str]:
+        return [category.name for category in self.categories if spec_id in category.ids]
+
+
+def read_mastery(path: Path | None = None) -> Mastery:
+    """Read and validate the mastery categories file."""
+    path = path or default_mastery_file()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    except yaml.YAMLError as error:
+        raise InputError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from error
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping at the top level")
+    try:
+        categories = tuple(_category(path, entry) for entry in _list(path, data, "categories"))
+        return Mastery(_ids(path, data, "mastery_ids"), categories)
+    except (KeyError, TypeError, ValueError) as error:
+        raise InputError(f"{path}: malformed mastery data ({error})") from error
+
+
+def _list(path: Path, data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key)
+    if not isinstance(value, list) or not value:
+        raise InputError(f"{path}: '{key}' must be a non-empty list")
+    return value
+
+
+def _ids(path: Path, data: dict[str, Any], key: str) -> tuple[int, ...]:
+    values = _list(path, data, key)
+    if not all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+        raise InputError(f"{path}: '{key}' must list integer Ids")
+    return tuple(values)
+
+
+def _category(path: Path, entry: dict[str, Any]) -> MasteryCategory:
+    components = []
+    for component in _list(path, entry, "components"):
+        expected, success = component["expected"], component["success"]
+        if expected not in MASTERY_EXPECTED:
+            raise InputError(
+                f"{path}: category '{entry['name']}' has unknown expected '{expected}'"
+            )
+        if success not in SUCCESS_RULES:
+            raise InputError(f"{path}: category '{entry['name']}' has unknown success '{success}'")
+        components.append(
+            MasteryComponent(
+                tuple(int(spec_id) for spec_id in component["ids"]),
+                expected,
+                float(component["weight"]),
+                success,
+            )
+        )
+    return MasteryCategory(str(entry["name"]), str(entry.get("measures", "")), tuple(components))

@@ -1,0 +1,93 @@
+"""What a generated scenario must satisfy (issue 2, TOM_GAME.md sections 3, 5 and 6).
+
+One list of rules serves the generator (a candidate that breaks any is redrawn) and
+the checker (a stored scenario that breaks any is reported).
+"""
+
+from __future__ import annotations
+
+from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.epistemics import UNKNOWN
+from tom_eval.game.oracle import Solution
+from tom_eval.game.spec import SpecRow
+from tom_eval.game.world import NOTHING, SELF, TEAMMATE
+
+ANSWERER_ROLES = {"Self": (SELF,), "Teammate": (TEAMMATE,), "Opponent": ("C", "D")}
+
+
+def spec_action(action: str, solution: Solution) -> Action:
+    """A spec Action ("Pass", "Ask Teammate", "Tell Teammate") made concrete for this scenario:
+    ask the teammate about the question container, or tell it what A believes is there."""
+    question = solution.scenario.question
+    if action == "Ask Teammate":
+        return Action("ask", TEAMMATE, question)
+    if action == "Tell Teammate":
+        return Action("tell", TEAMMATE, question, solution.assessment.self_belief or NOTHING)
+    return PASS
+
+
+def label_violations(row: SpecRow, solution: Solution) -> list[str]:
+    """Where A's view of the scenario differs from the spec row."""
+    assessment = solution.assessment
+    problems = []
+    if solution.scenario.answerer not in ANSWERER_ROLES[row.answerer]:
+        problems.append(f"answerer {solution.scenario.answerer} is not the spec's {row.answerer}")
+    if assessment.label(SELF) != row.self_label:
+        problems.append(f"Self is {assessment.label(SELF)}, spec says {row.self_label}")
+    if assessment.label(TEAMMATE) != row.teammate_label:
+        problems.append(f"Teammate is {assessment.label(TEAMMATE)}, spec says {row.teammate_label}")
+    if row.opponent_label not in solution.opponent_labels:
+        shown = " / ".join(solution.opponent_labels)
+        problems.append(f"Opponent is {shown}, spec says {row.opponent_label}")
+    return problems
+
+
+def action_violations(row: SpecRow, solution: Solution) -> list[str]:
+    """Whether the engine's optimal action is the spec's Action."""
+    optimal, expected = solution.decision.optimal, spec_action(row.action, solution)
+    return [] if optimal == expected else [f"optimal action is {optimal}, spec says {expected}"]
+
+
+def generator_violations(row: SpecRow, solution: Solution) -> list[str]:
+    """The spec's requirements plus the generator's own standards for a fair story.
+
+    The decision is checked last, and only when all else holds: it is the costly part.
+    """
+    problems = label_violations(row, solution) + story_violations(solution)
+    return problems or action_violations(row, solution)
+
+
+def story_violations(solution: Solution) -> list[str]:
+    """The generator's standards for a fair story, beyond the spec's labels."""
+    problems = solution.unsound_inferences()
+    assessment = solution.assessment
+    if solution.truth is None:
+        problems.append("the question container is empty at the end")
+    if assessment.self_belief is None:
+        problems.append("A believes the question container is empty")
+    for player, label in assessment.labels.items():
+        # An "Unknown" player sitting in the room usually knows the answer, which the
+        # story cannot show (REFERENCE_NOTES section 10.3): keep them outside.
+        if label == UNKNOWN and player in assessment.present:
+            problems.append(f"{player} is Unknown but in the room at the end")
+    return problems
+
+
+def extra_group_violations(solutions: dict[str, Solution]) -> list[str]:
+    """The load manipulation across the four Extras of one (Id, rep) (TOM_GAME.md section 6)."""
+    ect = {extra: solution.assessment.ect for extra, solution in solutions.items()}
+    visible = {extra: solution.assessment.visible_events for extra, solution in solutions.items()}
+    problems = []
+    if "0A" in ect and "0B" in ect:
+        if ect["0B"] != ect["0A"]:
+            problems.append(f"ECT 0B={ect['0B']} differs from 0A={ect['0A']}")
+        if visible["0B"] != visible["0A"] + 3:
+            problems.append(f"visible events 0B={visible['0B']} is not 0A={visible['0A']} + 3")
+    if "0A" in ect and "1A" in ect and ect["1A"] != ect["0A"]:
+        problems.append(f"ECT 1A={ect['1A']} differs from 0A={ect['0A']}")
+    if "1A" in ect and "1B" in ect:
+        if ect["1B"] <= ect["1A"]:
+            problems.append(f"ECT 1B={ect['1B']} is not above 1A={ect['1A']}")
+        if visible["1B"] != visible["1A"]:
+            problems.append(f"visible events 1B={visible['1B']} differ from 1A={visible['1A']}")
+    return problems

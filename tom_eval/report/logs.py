@@ -1,0 +1,118 @@
+"""Inspect logs as tables, read only through `inspect_ai.analysis`. A *run* is a model with
+its reasoning settings (generate config and model args, so a thinking and a non-thinking
+run of one model never merge) and the task's settings that change what is measured; logs
+of the same run merge. Each task's section says which settings those are."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import pandas as pd
+from inspect_ai.analysis import evals_df
+
+from tom_eval.errors import InputError
+
+REASONING_CONFIG = (
+    "reasoning_effort",
+    "reasoning_tokens",
+    "reasoning_summary",
+    "reasoning_mode",
+    "effort",
+    "extra_body",
+)
+"""Generate-config fields that change how a model reasons."""
+
+
+def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
+    """One row per log under `paths` with scored samples, each with its `reasoning` label and
+    `thinking` (off, on or default); and a warning for each log left out."""
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+    logs = [str(path) for path in paths]
+    try:
+        evals = evals_df(logs, quiet=quiet)
+    except Exception as error:  # Inspect raises several types for unreadable logs
+        raise InputError(f"{', '.join(logs)}: cannot read the logs ({error})") from None
+    if evals.empty:
+        raise InputError(f"{', '.join(logs)}: no Inspect logs found")
+    empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
+    warnings = [f"{log}: run has no scored samples; skipped" for log in evals.loc[empty, "log"]]
+    evals = evals[~empty].copy()
+    pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
+    evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
+    evals["thinking"] = [thinking(config, args) for config, args in pairs]
+    return evals, warnings
+
+
+def label_runs(evals: pd.DataFrame, setting: Callable[[dict[str, Any]], str]) -> pd.Series:
+    """`model [reasoning] (setting)`: the name of each eval's run, `setting` saying what of
+    the task's own settings tells its runs apart."""
+    settings = [setting(cast(dict[str, Any], row)) for row in evals.to_dict("records")]
+    return (
+        evals["model"]
+        + " ["
+        + evals["reasoning"]
+        + "] ("
+        + pd.Series(settings, index=evals.index)
+        + ")"
+    )
+
+
+def json_object(text: Any) -> dict[str, Any]:
+    """A JSON object column value (dataframes hold dicts as JSON text); {} for none."""
+    if isinstance(text, dict):
+        return text
+    if not isinstance(text, str) or not text:
+        return {}
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {}
+
+
+def number(value: Any) -> float:
+    """A score value; None (an unscored NaN, stored as null) is NaN."""
+    return math.nan if value is None else float(value)
+
+
+def reasoning_label(config: Any, args: Any) -> str:
+    """The reasoning settings of a run, or "default"."""
+    settings = {
+        key: value
+        for key, value in json_object(config).items()
+        if key in REASONING_CONFIG and value is not None
+    }
+    # Every model arg: thinking switches, a model_path, a seed... all make another run.
+    settings |= json_object(args)
+    return ", ".join(f"{key}={value}" for key, value in sorted(settings.items())) or "default"
+
+
+def thinking(config: Any, args: Any) -> str:
+    """off, on, or default (the provider decides)."""
+    settings = json_object(config) | json_object(args)
+    effort, tokens = settings.get("reasoning_effort"), settings.get("reasoning_tokens")
+    enabled = settings.get(
+        "reasoning_enabled", settings.get("enable_thinking", settings.get("thinking"))
+    )
+    if effort == "none" or tokens == 0 or enabled is False:
+        return "off"
+    if effort is not None or (tokens or 0) > 0 or enabled is True:
+        return "on"
+    return "default"
+
+
+def changed_settings(row: dict[str, Any], defaults: dict[str, object]) -> list[str]:
+    """`name=value` for each task argument of an eval row that differs from its default."""
+    parts = []
+    for name, default in defaults.items():
+        value = row.get(f"task_arg_{name}")
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        if isinstance(value, list):
+            value = ",".join(str(v) for v in value)
+        if str(value).lower() != str(default).lower():
+            parts.append(f"{name}={value}")
+    return parts

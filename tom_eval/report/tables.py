@@ -1,0 +1,53 @@
+"""Tables in the report: markdown for report.md, CSV beside it, and the report's folder."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tom_eval.errors import InputError
+
+
+def make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"{out}: cannot write the report there ({error.strerror})") from None
+
+
+def interval(value: float, low: float, high: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def intervals(table: pd.DataFrame, name: str) -> list[str]:
+    """`name` with its `name_low` and `name_high` columns, as one text per row."""
+    return [interval(*row) for row in table[[name, f"{name}_low", f"{name}_high"]].to_numpy()]
+
+
+def cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.3f}"
+    return str(value).replace("|", "\\|")
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """A markdown table (pandas' own needs the tabulate package)."""
+    if frame.empty:
+        return "(none)"
+    header = "| " + " | ".join(str(column) for column in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = [
+        "| " + " | ".join(cell(value) for value in row) + " |"
+        for row in frame.itertuples(index=False)
+    ]
+    return "\n".join([header, rule, *body])
+
+
+def csv(frame: pd.DataFrame, path: Path) -> None:
+    """The table as CSV, without whole stories (they are in the logs)."""
+    frame.drop(columns=[c for c in frame.columns if c == "story"], errors="ignore").to_csv(
+        path, index=False
+    )
