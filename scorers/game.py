@@ -41,11 +41,11 @@ from inspect_ai.util import store_as
 
 from scorers.tom import balanced, score_value
 from tom_eval.game.decisions import Action
-from tom_eval.game.game_solver import GameLog, game_plan
 from tom_eval.game.mastery import mastery_scores
 from tom_eval.game.oracle import solve
 from tom_eval.game.rules import Rules, same_team
 from tom_eval.game.session import TurnRecord
+from tom_eval.game.solver import GameLog, game_plan
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import SELF
 

@@ -14,9 +14,10 @@ from inspect_ai.model import GenerateConfig
 
 from scorers.false_belief import false_belief_scorer
 from tom_eval.errors import InputError, user_path
-from tom_eval.false_belief.dataset import CHAT_PREFIX, false_belief_dataset
+from tom_eval.false_belief.dataset import false_belief_dataset
 from tom_eval.false_belief.generation import generate_items
 from tom_eval.false_belief.item_file import read_items
+from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
 
 

@@ -16,11 +16,10 @@ from scorers.game import game_scorer
 from scorers.tom import tom_scorer
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import game_dataset, scenario_records, tom_dataset
-from tom_eval.game.game_solver import play_game
 from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat
 from tom_eval.game.rules import Rules
 from tom_eval.game.session import HISTORY_MODES, HistoryMode
-from tom_eval.game.solver import play_turn
+from tom_eval.game.solver import play_game, play_turn
 from tom_eval.game.turn import parse_lineup
 
 

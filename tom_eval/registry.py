@@ -30,6 +30,8 @@ def players() -> type[ModelAPI]:
     from tom_eval.false_belief.players import POLICIES as FALSE_BELIEF_PLAYERS
     from tom_eval.false_belief.players import FalseBeliefPlayer
     from tom_eval.game.players import ReferencePlayer
+    from tom_eval.knowledge.players import POLICIES as KNOWLEDGE_PLAYERS
+    from tom_eval.knowledge.players import KnowledgePlayer
     from tom_eval.providers.base import LocalProvider
     from tom_eval.providers.flaky import FlakyPlayer
     from tom_eval.providers.human import HumanPlayer
@@ -37,6 +39,7 @@ def players() -> type[ModelAPI]:
     kinds: dict[str, type[LocalProvider]] = {"human": HumanPlayer, "flaky": FlakyPlayer}
     kinds |= {name: FalseBeliefPlayer for name in FALSE_BELIEF_PLAYERS}
     kinds |= {name: CoherencePlayer for name in COHERENCE_AGENTS}
+    kinds |= {name: KnowledgePlayer for name in KNOWLEDGE_PLAYERS}
 
     def player(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
         # The game's players name themselves (and refuse an unknown name).
@@ -61,5 +64,6 @@ def report_sections() -> list[Section]:
     from tom_eval.coherence.report import CoherenceReport
     from tom_eval.false_belief.report import FalseBeliefReport
     from tom_eval.game.report import GameReport
+    from tom_eval.knowledge.report import KnowledgeReport
 
-    return [GameReport(), FalseBeliefReport(), CoherenceReport()]
+    return [GameReport(), FalseBeliefReport(), CoherenceReport(), KnowledgeReport()]

@@ -10,6 +10,6 @@ and the mastery categories), `generation`, `validation`, `scenario_file` and `ch
 `turn` (one turn: legal actions, apply-action, returns), `trial` (one turn as a
 conversation), `full_game` and `session` (whole games); `prompts` and `parsing`.
 
-Inspect side: `dataset`, `solver` (one turn) and `game_solver` (whole games), `players`
-(the reference players `tom/...`), and `analysis` and `report` (the game's part of
+Inspect side: `dataset`, `solver` (one turn, or whole games), `players` (the reference
+players `tom/...`), and `report` with its `analysis` and `charts` (the game's section of
 `tom-eval report`)."""

@@ -113,6 +113,8 @@ def changed_settings(row: dict[str, Any], defaults: dict[str, object]) -> list[s
             continue
         if isinstance(value, list):
             value = ",".join(str(v) for v in value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # a column with gaps holds its whole numbers as floats
         if str(value).lower() != str(default).lower():
             parts.append(f"{name}={value}")
     return parts

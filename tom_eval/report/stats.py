@@ -24,6 +24,18 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float]:
+    """Normal 95% interval of a mean (of IoUs, say); (nan, nan) without values."""
+    if not values:
+        return math.nan, math.nan
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return mean, mean
+    variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
+    half = z * math.sqrt(variance / len(values))
+    return mean - half, mean + half
+
+
 def normal_p(z: float) -> float:
     return 2 * (1 - NormalDist().cdf(abs(z)))
 

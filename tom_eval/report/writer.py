@@ -37,7 +37,8 @@ def write_report(
         mine = evals[evals["task_name"].isin(section.tasks)].copy()
         if not mine.empty:
             body += section.write(mine, context)
-    lines = ["# tom-eval report", "", *[f"> warning: {w}" for w in context.warnings], "", *body]
+    warned = [f"> warning: {warning}" for warning in context.warnings]
+    lines = ["# tom-eval report", "", *warned, *([""] if warned else []), *body]
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path, context.warnings

@@ -1,0 +1,104 @@
+"""The layout is the architecture (docs/architecture.md): checked from the imports."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+TASK_PACKAGES = ("game", "false_belief", "coherence", "knowledge")
+SHARED_NAMES = ("prompts", "parsing", "dataset", "players", "report")
+"""Modules every evaluation package has, with the same role everywhere."""
+CORE = {
+    "game": (
+        "world epistemics rules decisions oracle narration spec mastery generation "
+        "validation scenario_file checking turn trial full_game session prompts parsing"
+    ),
+    "false_belief": "items generation item_file prompts parsing",
+    "coherence": "worlds rational metrics prior prompts parsing agents",
+    "knowledge": "records source prompts parsing",
+}
+"""The Inspect-free core of each package: the engine, its prompts and its parsing."""
+TOP = {"__init__", "cli", "errors", "json_fields", "registry"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports() -> dict[str, set[str]]:
+    """Every module of tom_eval, tasks and scorers, and the project modules it imports
+    anywhere in its body (in functions too)."""
+    files = [p for top in ("tom_eval", "tasks", "scorers") for p in (ROOT / top).rglob("*.py")]
+    modules = {module_name(path): path for path in files}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+                found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[name] = {target for target in found if target in modules and target != name}
+    return graph
+
+
+def test_no_module_imports_itself_back() -> None:
+    graph = imports()
+    state: dict[str, str] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                cycle = [*path[path.index(target) :], target]
+                raise AssertionError(f"import cycle: {' -> '.join(cycle)}")
+            if target not in state:
+                visit(target, [*path, target])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_the_report_knows_no_task() -> None:
+    graph = imports()
+    report = [module for module in graph if module.startswith("tom_eval.report")]
+    for module in report:
+        tasks = [t for t in graph[module] if t.split(".")[1] in (*TASK_PACKAGES, "study")]
+        assert not tasks, f"{module} imports {tasks}"
+
+
+def test_the_top_holds_packages_and_the_shared_modules() -> None:
+    modules = {path.stem for path in (ROOT / "tom_eval").glob("*.py")}
+    assert modules == TOP
+    packages = {path.parent.name for path in (ROOT / "tom_eval").glob("*/__init__.py")}
+    assert packages == {*TASK_PACKAGES, "providers", "report", "study"}
+
+
+def test_every_evaluation_has_the_same_shape() -> None:
+    for package in TASK_PACKAGES:
+        present = {path.stem for path in (ROOT / "tom_eval" / package).glob("*.py")}
+        missing = set(SHARED_NAMES) - present
+        assert not missing, f"tom_eval/{package} lacks {sorted(missing)}"
+        assert set(CORE[package].split()) <= present
+
+
+def test_the_cores_are_inspect_free() -> None:
+    modules = [
+        f"tom_eval.{package}.{name}" for package, names in CORE.items() for name in names.split()
+    ]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "    assert 'inspect_ai' not in sys.modules, name\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr.strip().splitlines()[-1]

@@ -1,0 +1,71 @@
+"""The knowledge tasks' floor and ceiling: the gold player scores 1.0 on every metric, the
+trivial baselines what they must, and `tom-eval report` shows KNP and IKD runs."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from inspect_ai import eval as inspect_eval
+from knowledge_support import FIXTURES, metrics
+
+from tasks.ikd import ikd
+from tasks.knp import knp
+from tom_eval.cli import main
+from tom_eval.knowledge.report import LABEL_DEFAULTS
+
+
+def run(task: str, model: str, log_dir: Path, **args: object) -> dict[str, dict[str, float]]:
+    build = knp if task == "knp" else ikd
+    (log,) = inspect_eval(
+        build(data_dir=str(FIXTURES), **args), model=model, log_dir=str(log_dir), display="none"
+    )
+    assert log.results is not None
+    return {score.name: metrics(log, score.name) for score in log.results.scores}
+
+
+def test_the_gold_player_is_the_scorers_ceiling(tmp_path: Path) -> None:
+    knp_values = run("knp", "tom/gold", tmp_path, order="both")
+    assert knp_values["accuracy"]["accuracy"] == 1.0
+    assert knp_values["knowledge_leak"]["mean"] == 0.0
+    assert knp_values["invalid"]["mean"] == 0.0
+    assert knp_values["without_knowledge"] == {"tom_eval/order_consistency": 1.0}
+    ikd_values = run("ikd", "tom/gold", tmp_path)
+    for key in ("classification", "classification_original", "classification_error"):
+        assert ikd_values[key]["accuracy"] == 1.0
+    for key in ("localisation", "localisation_error", "iou_detected"):
+        assert ikd_values[key]["mean"] == 1.0
+    judged = run("knp", "tom/gold", tmp_path, open_ended=True)
+    assert judged["accuracy"]["accuracy"] == 1.0 and judged["na"]["mean"] == 0.0
+
+
+def test_the_baselines_score_what_they_must(tmp_path: Path) -> None:
+    assert run("knp", "tom/always-a", tmp_path)["accuracy"]["accuracy"] == 0.5
+    leak = run("knp", "tom/always-leak", tmp_path)
+    assert leak["accuracy"]["accuracy"] == 0.0 and leak["knowledge_leak"]["mean"] == 1.0
+    yes = run("ikd", "tom/always-yes", tmp_path)
+    assert yes["classification_error"]["accuracy"] == 1.0
+    assert yes["classification_original"]["accuracy"] == 0.0
+    # Calling every story erroneous quotes nothing: no error is located.
+    assert yes["localisation_error"]["mean"] == 0.0
+    no = run("ikd", "tom/always-no", tmp_path)
+    assert no["classification_original"]["accuracy"] == 1.0
+    assert no["classification_error"]["accuracy"] == 0.0
+
+
+def test_the_report_has_a_table_per_knowledge_task(tmp_path: Path) -> None:
+    run("knp", "tom/gold", tmp_path / "logs")
+    run("ikd", "tom/always-no", tmp_path / "logs", genre="mystery")
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "### KNP" in report and "### IKD" in report
+    assert "| tom/gold [default] (knp) | 6 | 1.000 [0.610, 1.000] (n=6) |" in report
+    assert "tom/always-no [default] (ikd, genre=mystery)" in report
+    assert (tmp_path / "out" / "knp.csv").is_file() and (tmp_path / "out" / "ikd.csv").is_file()
+
+
+def test_the_reports_defaults_are_the_tasks() -> None:
+    for task, build in (("knp", knp), ("ikd", ikd)):
+        parameters = inspect.signature(inspect.unwrap(build)).parameters
+        defaults = {name: parameters[name].default for name in LABEL_DEFAULTS[task]}
+        assert defaults == LABEL_DEFAULTS[task]

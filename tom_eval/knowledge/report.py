@@ -1,0 +1,117 @@
+"""The knowledge tasks in `tom-eval report`: a table per task with a row per run, each rate
+with its 95% Wilson interval over the samples it applies to (an empty set has none), and
+the paper's Table 2 beside them.
+
+Logs are read through `inspect_ai.analysis.samples_df`; each sample's values are its score
+(scorers/knp.py, scorers/ikd.py), so epochs and subsets are counted as they were run."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
+
+from tom_eval.report.logs import changed_settings, json_object, label_runs, number
+from tom_eval.report.section import Context
+from tom_eval.report.stats import mean_interval, wilson
+from tom_eval.report.tables import csv, interval, markdown
+
+KNP_TASKS = ("knp", "tom_eval/knp")
+IKD_TASKS = ("ikd", "tom_eval/ikd")
+LABEL_DEFAULTS: dict[str, dict[str, object]] = {
+    "knp": {"order": "seeded", "seed": 0, "open_ended": False, "focus_on_knowledge": False},
+    "ikd": {"stories": "all", "highlight": "none", "focus_on_knowledge": False},
+}
+"""The task parameters that change what is measured (a test checks they agree with the
+tasks' defaults): a run's label names those that differ, and the genres chosen."""
+COLUMNS = {
+    "knp": ("accuracy", "knowledge_leak", "invalid"),
+    "ikd": (
+        "classification",
+        "classification_original",
+        "classification_error",
+        "localisation",
+        "localisation_error",
+        "called_error",
+        "invalid",
+    ),
+}
+"""The score values shown, in the order of the paper's Table 2 (then ours)."""
+GRADED = ("localisation", "localisation_error")
+"""Means of IoUs, not shares: a normal interval instead of Wilson's."""
+PAPER = (
+    "Yang et al. (2026), Table 2, on the authors' data: KNP accuracy Claude-4.5-Opus 0.69, "
+    "Gemini-3-Pro 0.67, GPT-5.4 (high) 0.61, GPT-4o 0.49, LLaMA3.1-8B 0.51, humans 0.92; "
+    "IKD full-set classification 0.68, 0.57, 0.60, 0.51, 0.39 and humans 0.76."
+)
+
+
+def run_setting(row: dict[str, Any]) -> str:
+    task = "knp" if row["task_name"] in KNP_TASKS else "ikd"
+    parts = [task, *changed_settings(row, LABEL_DEFAULTS[task])]
+    genre = row.get("task_arg_genre")
+    if isinstance(genre, str | list) and genre:
+        parts.append(f"genre={genre if isinstance(genre, str) else ','.join(genre)}")
+    return ", ".join(parts)
+
+
+class KnowledgeReport:
+    """KNP's and IKD's section of `tom-eval report`."""
+
+    tasks: tuple[str, ...] = (*KNP_TASKS, *IKD_TASKS)
+
+    def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
+        evals["run"] = label_runs(evals, run_setting)
+        lines = ["## Knowledge-state tasks (KNP, IKD)", "", PAPER, ""]
+        for task, names in (("knp", KNP_TASKS), ("ikd", IKD_TASKS)):
+            mine = evals[evals["task_name"].isin(names)]
+            if mine.empty:
+                continue
+            table = rates(mine, task, context)
+            csv(table, context.out / f"{task}.csv")
+            lines += [f"### {task.upper()}", "", markdown(_view(table, task)), ""]
+        return lines
+
+
+def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
+    """One row per run: N, and each rate with its interval and the samples it counts."""
+    frame = samples_df(
+        list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
+    )
+    runs = evals.set_index("eval_id")["run"]
+    scorer = next(c for c in frame.columns if c.startswith("score_") and c.endswith("_scorer"))
+    values = pd.DataFrame(
+        [
+            {"run": runs[eval_id]} | {key: number(v.get(key)) for key in COLUMNS[task]}
+            for eval_id, v in zip(frame["eval_id"], frame[scorer].map(json_object), strict=True)
+        ]
+    )
+    unscored = values[COLUMNS[task][-1]].isna()
+    for run, count in values.loc[unscored, "run"].value_counts().items():
+        context.warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
+    rows = []
+    for run, group in values[~unscored].groupby("run", sort=False):
+        row: dict[str, Any] = {"run": run, "N": len(group)}
+        for key in COLUMNS[task]:
+            present = [float(value) for value in group[key].dropna()]
+            if key in GRADED:
+                low, high = mean_interval(present)
+            else:
+                low, high = wilson(sum(present), len(present))
+            mean = sum(present) / len(present) if present else math.nan
+            row |= {key: mean, f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(present)}
+        rows.append(row)
+    table: pd.DataFrame = pd.DataFrame(rows)
+    return table
+
+
+def _view(table: pd.DataFrame, task: str) -> pd.DataFrame:
+    view: pd.DataFrame = table[["run", "N"]].copy()
+    for key in COLUMNS[task]:
+        view[key.replace("_", " ")] = [
+            f"{interval(row[key], row[f'{key}_low'], row[f'{key}_high'])} (n={row[f'{key}_n']})"
+            for row in table.to_dict("records")
+        ]
+    return view
