@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import eval as inspect_eval
 from knowledge_support import FIXTURES, metrics
@@ -15,7 +16,7 @@ from tom_eval.cli import main
 from tom_eval.knowledge.report import LABEL_DEFAULTS
 
 
-def run(task: str, model: str, log_dir: Path, **args: object) -> dict[str, dict[str, float]]:
+def run(task: str, model: str, log_dir: Path, **args: Any) -> dict[str, dict[str, float]]:
     build = knp if task == "knp" else ikd
     (log,) = inspect_eval(
         build(data_dir=str(FIXTURES), **args), model=model, log_dir=str(log_dir), display="none"
