@@ -37,6 +37,14 @@ from tom_eval.knowledge.parsing import Verdict, logical_error, read_verdict, wor
         ),
         ("Logical Error: None", Verdict(False, "", "logical_error")),
         ("The story is fine.", Verdict(None, "", None)),
+        # Issue 19: a label in running prose is not the format's section, so no verdict.
+        ("There are no logical errors: the story is consistent.", Verdict(None, "", None)),
+        ("Logical Error: None found.", Verdict(False, "", "logical_error")),
+        ("Logical Error: There are no logical errors.", Verdict(False, "", "logical_error")),
+        (
+            "Logical Error: No one could have known the code.",
+            Verdict(True, "No one could have known the code", "logical_error"),
+        ),
         ("Conclusion: maybe", Verdict(None, "", None)),
     ],
 )
@@ -68,6 +76,14 @@ def test_reading_never_raises_and_iou_is_a_symmetric_share(reply: str, gold: str
     assert verdict.error_found in (True, False, None)
     assert 0.0 <= word_iou(gold, verdict.quote) <= 1.0
     assert word_iou(gold, reply) == word_iou(reply, gold)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_characters=":\uff1a")))
+def test_a_reply_without_the_formats_labels_commits_to_nothing(reply: str) -> None:
+    """Without a "Conclusion:" or "Logical Error:" label (no colon at all), no verdict is
+    read, whatever the reply says about errors."""
+    assert read_verdict(reply) == Verdict(None, "", None)
 
 
 # ----------------------------------------------------------------------------- prompts

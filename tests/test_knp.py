@@ -64,12 +64,23 @@ def option_lines(prompt: str) -> dict[str, str]:
         ("B", ("B", "bare_letter")),
         (" **A.** ", ("A", "bare_letter")),
         ("He would go to the hidden gap behind the brush.", ("B", "option_text")),
-        ("A careful reader would choose B here.", ("B", "mention")),
+        ("A careful reader would choose B here.", ("B", "stated")),
+        # Issue 17: a stated letter beats the other option's text quoted in the reasoning.
+        (
+            'A: The answer is "A" because he cannot know of the hidden gap behind the brush.',
+            ("A", "stated"),
+        ),
+        ("B) Go to the hidden gap behind the brush.", ("B", "stated")),
+        ("I would choose A, not the hidden gap behind the brush.", ("A", "stated")),
+        # One option's letter with the other's text contradicts itself.
+        ("A: Go to the hidden gap behind the brush.", (None, None)),
+        ("A: I choose B.", (None, None)),
+        ("Option B seems natural.", ("B", "mention")),
         ('Answer: {"A" or "B"}', (None, None)),
         ("A man walks to the lake.", (None, None)),
         ("Option A or option B, hard to say.", (None, None)),
         ('The answer is "A" or "B"', (None, None)),
-        ('The answer is "B" and the reasoning is "A"', ("B", "mention")),
+        ('The answer is "B" and the reasoning is "A"', ("B", "stated")),
         ("", (None, None)),
     ],
 )
@@ -86,6 +97,19 @@ def test_reading_a_reply_never_raises(reply: str) -> None:
     assert letter in ("A", "B", None) and (letter is None) == (method is None)
     assert judge_verdict(reply) in ("True", "False", "NA", None)
     assert isinstance(open_answer(reply), str)
+
+
+REASONING = st.text(alphabet="abcdefghijklmnopqrstuvwxyz ,.'\"\n", max_size=200)
+"""Reasoning without a label, a colon or a capital letter (so without a letter of its own)."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from("AB"), REASONING, st.sampled_from(list(OPTIONS.values())))
+def test_a_stated_letter_is_read_whatever_option_the_reasoning_quotes(
+    letter: str, reasoning: str, quoted: str
+) -> None:
+    reply = f'{letter}: The answer is "{letter}" because {reasoning} {quoted.lower()} {reasoning}'
+    assert choice_letter(reply, OPTIONS) == (letter, "stated")
 
 
 def test_the_judge_verdict_and_the_open_answer() -> None:

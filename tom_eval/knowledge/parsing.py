@@ -50,27 +50,38 @@ def _clean(text: str) -> str:
 
 # ------------------------------------------------------------------------------------ KNP
 
-ChoiceMethod = Literal["answer_line", "answer_line_text", "bare_letter", "option_text", "mention"]
+ChoiceMethod = Literal[
+    "answer_line", "answer_line_text", "bare_letter", "stated", "option_text", "mention"
+]
 _LETTER = re.compile(r"(?:(?i:option|choice)\s*)?([AB])(?![A-Za-z0-9])")
 _STANDALONE = re.compile(r"(?<![A-Za-z])[AB](?![A-Za-z])")
 _EITHER = re.compile(
     r"(?<![A-Za-z])[AB][\"'\u201d\u2019)\s]*(?:or|and|/)[\s\"'\u201c\u2018(]*[AB](?![A-Za-z])"
 )
 """Both letters side by side ("A" or "B"), as in a copy of the format line."""
-_MENTION = re.compile(
-    r"(?:(?i:option|choice|answer is|choose|chooses|pick|select)[\s\"'\u201c\u2018(*]*|\()"
-    r"([AB])(?![A-Za-z0-9])"
+_QUOTES = "\"'\u201c\u2018"
+_STATED = re.compile(
+    rf"(?i:answer is|answer would be|choose|chooses|pick|select|go with)[\s{_QUOTES}(*]*"
+    r"(?:(?i:option|choice)\s*)?([AB])(?![A-Za-z0-9])"
 )
+"""A letter the reply commits to: "the answer is "A"", "I choose B"."""
+_LABEL = re.compile(rf"[\s*_#>{_QUOTES}(]*([AB])[\s*_{_QUOTES}]*[:)]")
+"""A reply that opens as the prompt lists the options: "A: ...", "(B) ..."."""
+_MENTION = re.compile(r"(?:(?i:option|choice)[\s\"'\u201c\u2018(*]*|\()([AB])(?![A-Za-z0-9])")
 
 
 def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, ChoiceMethod | None]:
     """(letter, how it was read) of a reply to the seed's Table 8 prompt, or (None, None).
 
     In order: the last "Answer:" line, as a letter ("Answer: B", "**Answer:** {"B"}",
-    "Answer: Option B") or as the text of one option; a reply that is only a letter; a
-    reply that quotes exactly one option's text; one letter named as "option B", "(B)",
-    "I choose B" and the like, unless the reply also sets the letters side by side ("A" or
-    "B"). An article "A" in running text is never read as a letter.
+    "Answer: Option B") or as the text of one option; a reply that is only a letter; the
+    letter the reply commits to, by opening with it as the options are listed ("A: ...")
+    or by stating it ("the answer is "A"", "I choose B"); a reply that quotes exactly one
+    option's text; one letter named as "option B" or "(B)". A commitment beats a quoted
+    option, which reasoning quotes to reject as often as to choose. A reply that sets the
+    letters side by side ("A" or "B") commits to neither, and one that labels one option
+    with the other's text ("A: <B's text>") contradicts itself: both are unread. An
+    article "A" in running text is never read as a letter.
     """
     line = _after_label(reply, "answer")
     if line is not None:
@@ -84,11 +95,20 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
             return match.group(1), "answer_line"
     if _clean(reply) in ("A", "B"):
         return _clean(reply), "bare_letter"
+    either = _EITHER.search(reply) is not None
+    label = _LABEL.match(reply)
+    if label is not None:
+        labelled = _quoted_option(reply[label.end() :], options, prefix=True)
+        if labelled not in (None, label.group(1)):
+            return None, None
+    stated = set(_STATED.findall(reply)) | ({label.group(1)} if label else set())
+    if len(stated) == 1 and not either:
+        return stated.pop(), "stated"
     quoted = _quoted_option(reply, options, prefix=False)
-    if quoted is not None:
+    if quoted is not None and not stated:
         return quoted, "option_text"
     named = set(_MENTION.findall(reply))
-    if len(named) == 1 and not _EITHER.search(reply):
+    if len(named) == 1 and not either and not stated:
         return named.pop(), "mention"
     return None, None
 
@@ -115,7 +135,12 @@ def open_answer(reply: str) -> str:
 # ------------------------------------------------------------------------------------ IKD
 
 VerdictMethod = Literal["conclusion", "logical_error"]
-_NOTHING = {"", "na", "n/a", "n a", "none", "no", "no logical error", "not applicable"}
+_NOTHING = re.compile(
+    r"no|(?:na|n a|none|nothing|not applicable|(?:there (?:is|are|was|were) )?no (?:logical )?"
+    r"(?:errors?|inconsistenc(?:y|ies)|issues?|problems?))(?: .*)?"
+)
+"""What says there is no error where the quote would be: "NA", "None found", "No logical
+errors", "There are no logical errors: ..." (over the section's lower-case words)."""
 
 
 @dataclass(frozen=True)
@@ -123,37 +148,43 @@ class Verdict:
     """A reply to the seed's Table 9 prompt."""
 
     error_found: bool | None
-    """True for "Yes" (a logic error), False for "No"; None when the reply says neither."""
+    """True for "Yes" (a logic error), False for "No"; None when the reply commits to
+    neither."""
     quote: str
     """The text under "Logical Error" ('' for NA or when absent)."""
     method: VerdictMethod | None
 
 
 def read_verdict(reply: str) -> Verdict:
-    """The conclusion from the last "Conclusion:" (Yes or No); without one, from the
-    "Logical Error" section (NA means No, a quote means Yes); else unreadable."""
+    """The verdict the reply commits to: its last "Conclusion:" (Yes or No); without one,
+    its "Logical Error:" section, labelled at the start of a line as the format asks (NA,
+    or a denial such as "None found", means No; a quote means Yes); else none. A label in
+    running prose ("There are no logical errors: the story is consistent.") is not the
+    format's section, and is never read as a quote."""
     quote = logical_error(reply)
     conclusion = _after_label(reply, "conclusion")
     if conclusion is not None:
         match = re.match(r"(?i:(yes|no))(?![A-Za-z])", _clean(_first_line(conclusion)))
         if match:
             return Verdict(match.group(1).lower() == "yes", quote or "", "conclusion")
+    quote = logical_error(reply, line_start=True)
     if quote is None:
         return Verdict(None, "", None)
     return Verdict(bool(quote), quote, "logical_error")
 
 
-def logical_error(reply: str) -> str | None:
+def logical_error(reply: str, line_start: bool = False) -> str | None:
     """The quoted sentences under the last "Logical Error:" (to the next "Conclusion:" or
-    "Reasoning:"), '' for NA; None when there is no such section."""
+    "Reasoning:"), '' for NA or a denial; None when there is no such section. The label is
+    looked for at the start of a line, then (unless `line_start`) anywhere."""
     section = _after_label(reply, r"logical\s+errors?", line_start=True)
-    if section is None:
+    if section is None and not line_start:
         section = _after_label(reply, r"logical\s+errors?")
     if section is None:
         return None
     end = re.search(rf"(?:^|\n){_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}", section)
     quote = _clean(section[: end.start()] if end else section)
-    return "" if " ".join(words(quote)) in _NOTHING else quote
+    return "" if _NOTHING.fullmatch(" ".join(words(quote))) else quote
 
 
 # ---------------------------------------------------------------------------------- judge
