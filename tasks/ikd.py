@@ -16,7 +16,14 @@ from inspect_ai.solver import generate
 
 from scorers.ikd import ikd_scorer
 from tom_eval.errors import InputError, user_path
-from tom_eval.knowledge.dataset import STORIES, chosen_genres, flag, ikd_dataset, one_of
+from tom_eval.knowledge.dataset import (
+    STORIES,
+    chosen_genres,
+    flag,
+    ikd_dataset,
+    one_of,
+    source_metadata,
+)
 from tom_eval.knowledge.prompts import HIGHLIGHTS
 from tom_eval.knowledge.records import load_ikd
 
@@ -64,5 +71,7 @@ def ikd(
         solver=generate(),
         scorer=ikd_scorer(),
         version="1-A",
-        metadata={"source": origin},
+        metadata=source_metadata(
+            "ikd", origin, data.duplicates, len(data.originals) + len(data.errors)
+        ),
     )

@@ -21,6 +21,7 @@ from tom_eval.knowledge.dataset import (
     flag,
     knp_dataset,
     one_of,
+    source_metadata,
     whole_number,
 )
 from tom_eval.knowledge.records import load_knp
@@ -56,18 +57,18 @@ def knp(
         number = whole_number("seed", seed)
         open_question = flag("open_ended", open_ended)
         focus = flag("focus_on_knowledge", focus_on_knowledge)
-        items, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
-        genres = chosen_genres(genre, {item.genre for item in items})
+        data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
+        genres = chosen_genres(genre, {item.genre for item in data.items})
     except InputError as error:
         raise PrerequisiteError(f"knp: {error}") from None
     both = chosen_order == "both" and not open_question
     return Task(
         dataset=knp_dataset(
-            items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
+            data.items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
         ),
         solver=generate(),
         scorer=knp_judge_scorer() if open_question else knp_scorer(),
         metrics=[knp_metrics(both_orders=True)] if both else None,
         version="1-A",
-        metadata={"source": origin},
+        metadata=source_metadata("knp", origin, data.duplicates, len(data.items)),
     )

@@ -19,6 +19,8 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
 FIXTURES = Path(__file__).parent / "fixtures" / "knowledge"
+QUIRKS = FIXTURES / "quirks"
+"""A second copy that reproduces what the authors' full data showed (its README says what)."""
 
 
 def scripted(reply: Callable[[str], str]) -> Model:

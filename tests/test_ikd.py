@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
-from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
+from knowledge_support import FIXTURES, QUIRKS, metrics, run_smollm2, scripted
 from test_gguf import INSTALLED
 
 from tasks.ikd import ikd
@@ -120,7 +120,8 @@ def test_the_ablations_highlight_the_event_and_the_knowledge() -> None:
         "all places.\n</event>\n"
     )
     knowledge = (
-        "Highlighted earlier content (part of the story):\n<knowledge>\nThe cook admitted that "
+        "Highlighted earlier content (part of the story, before the event):\n<knowledge>\n"
+        "The cook admitted that "
         "she had hidden the watch"
     )
     focus = "- Pay attention to what each character knows"
@@ -134,9 +135,28 @@ def test_the_ablations_highlight_the_event_and_the_knowledge() -> None:
     assert event in first and knowledge not in first and focus not in first
     assert "- Determine whether the highlighted event contains a logical error.\n" in first
     assert event in second and knowledge in second and focus not in second
-    assert "contains a logical error given the highlighted earlier content." in second
+    assert "contains a logical error given the highlighted content." in second
     assert event in third and knowledge in third and focus in third
     assert focus in str(ikd(data_dir=str(FIXTURES), focus_on_knowledge=True).dataset[0].input)
+
+
+def test_the_highlighted_knowledge_is_headed_by_where_it_stands() -> None:
+    """In the authors' data the knowledge follows the error more often than it precedes
+    it, overlaps it in a few stories, and is often not a quotation at all: the quirks
+    fixture has one of each, and each heading says the truth."""
+    dataset = ikd(data_dir=str(QUIRKS), stories="error", highlight="error_and_knowledge").dataset
+    headings = {
+        str(sample.id): str(sample.input).split("\nHighlighted ")[2].split(":\n<knowledge>")[0]
+        for sample in dataset
+    }
+    assert headings == {
+        "error_1": "earlier content (part of the story, before the event)",
+        "error_2": "later content (part of the story, after the event)",
+        "error_3": "content (part of the story, overlapping the event)",
+        "error_4": "content (what the story tells, in other words than the story's)",
+    }
+    places = [(sample.metadata or {})["knowledge_place"] for sample in dataset]
+    assert places == ["before", "after", "overlapping", "not_verbatim"]
 
 
 def test_stories_choose_the_samples() -> None:

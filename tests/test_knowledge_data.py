@@ -15,13 +15,19 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
-from knowledge_support import FIXTURES, metrics, scripted, serve
+from knowledge_support import FIXTURES, QUIRKS, metrics, scripted, serve
 
 from conftest import ROOT
 from tasks.knp import knp
 from tom_eval.errors import InputError
 from tom_eval.knowledge import source
-from tom_eval.knowledge.records import gold_span, read_ikd, read_knp, tagged_spans
+from tom_eval.knowledge.records import (
+    gold_span,
+    knowledge_place,
+    read_ikd,
+    read_knp,
+    tagged_spans,
+)
 from tom_eval.knowledge.source import (
     COMMIT,
     DEFAULT_URL,
@@ -62,10 +68,35 @@ def leftovers(cache: Path) -> list[str]:
 
 
 def test_the_knp_fixture_reads_as_items() -> None:
-    items = read_knp(FIXTURES, "fixtures")
+    items = read_knp(FIXTURES, "fixtures").items
     assert [item.number for item in items] == [1, 2, 3, 4, 5, 6]
     assert [item.genre for item in items] == ["fantasy"] * 2 + ["kids"] * 2 + ["mystery", "romance"]
     assert items[2].answer_without_knowledge.startswith("Look in the kitchen cupboards")
+
+
+def test_a_repeated_record_is_read_once_and_named(caplog: pytest.LogCaptureFixture) -> None:
+    """The authors' qa_72.json is byte-identical to qa_18.json; the quirks fixture's qa_4
+    to its qa_2."""
+    data = read_knp(QUIRKS, "quirks")
+    assert [item.number for item in data.items] == [1, 2, 3]
+    assert data.duplicates == {"Data/KNP/qa_4.json": "Data/KNP/qa_2.json"}
+    assert read_knp(FIXTURES, "fixtures").duplicates == {}
+    task = knp(data_dir=str(QUIRKS))
+    assert len(task.dataset) == 3
+    assert task.metadata is not None and task.metadata["distinct_records"] == 3
+    assert task.metadata["duplicates"] == data.duplicates
+    assert "1 file(s) repeat another file's record and are read once" in caplog.text
+    assert "Data/KNP/qa_4.json = Data/KNP/qa_2.json); 3 distinct records" in caplog.text
+
+
+def test_where_the_knowledge_stands_relative_to_the_error() -> None:
+    story = "Ann hid the key. Bob took the key. Cal saw it. \u2018Bob\u2019 left."
+    assert knowledge_place(story, "Ann hid the key.", "Bob took the key.", "") == "before"
+    assert knowledge_place(story, "cal  SAW it", "Bob took the key.", "") == "after"
+    assert knowledge_place(story, "took the key. Cal", "Bob took", "") == "overlapping"
+    assert knowledge_place(story, "'bob' left", "Nobody.", "Ann hid") == "after"
+    assert knowledge_place(story, "Ann hid the key.", "Nobody.", "") == "in_story"
+    assert knowledge_place(story, "Dee knew where the key was.", "Bob", "") == "not_verbatim"
 
 
 def test_erroneous_stories_are_matched_to_originals_by_opening_not_by_number() -> None:
@@ -261,13 +292,16 @@ def test_the_command_line_prints_one_line_and_fails(tmp_path: Path) -> None:
 def test_the_task_downloads_the_whole_subset_and_runs(
     tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A fake repository of 500 KNP files (the fixture's six, repeated) over HTTP."""
+    """A fake repository of 500 distinct KNP files (the fixture's six, numbered) over HTTP."""
     fake = tmp_path / "fake"
-    fixtures = [(FIXTURES / KNP_FILES.name(n)).read_bytes() for n in range(1, 7)]
+    fixtures = [json.loads((FIXTURES / KNP_FILES.name(n)).read_text()) for n in range(1, 7)]
     for number in range(1, KNP_FILES.count + 1):
         path = fake / KNP_FILES.name(number)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(fixtures[number % 6])
+        record = fixtures[number % 6] | {
+            "question": f"{fixtures[number % 6]['question']} ({number})"
+        }
+        path.write_text(json.dumps(record))
     with serve(fake) as url:
         monkeypatch.setenv(source.URL_VARIABLE, url)
         task = knp()
@@ -280,5 +314,5 @@ def test_the_task_downloads_the_whole_subset_and_runs(
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
-    assert log.eval.metadata == {"source": url}
+    assert log.eval.metadata == {"source": url, "distinct_records": 500, "duplicates": {}}
     assert metrics(log, "invalid")["mean"] == 0.0

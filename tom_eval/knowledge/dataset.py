@@ -9,6 +9,7 @@ every item in both orders (two samples joined by `item` for order consistency), 
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Collection, Sequence
 from typing import Literal, TypeVar
@@ -17,7 +18,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from tom_eval.errors import InputError
 from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
-from tom_eval.knowledge.records import ErrorStory, IkdData, KnpItem, OriginalStory
+from tom_eval.knowledge.records import Duplicates, ErrorStory, IkdData, KnpItem, OriginalStory
+
+logger = logging.getLogger(__name__)
 
 Order = Literal["seeded", "both", "correct_a", "correct_b"]
 ORDERS: tuple[Order, ...] = ("seeded", "both", "correct_a", "correct_b")
@@ -99,7 +102,12 @@ def error_sample(story: ErrorStory, focus_on_knowledge: bool, highlight: Highlig
     return Sample(
         id=f"error_{story.number}",
         input=ikd_prompt(
-            story.story, focus_on_knowledge, highlight, story.event, story.implausible_knowledge
+            story.story,
+            focus_on_knowledge,
+            highlight,
+            story.event,
+            story.implausible_knowledge,
+            story.knowledge_place,
         ),
         target="Yes",
         metadata={
@@ -112,6 +120,7 @@ def error_sample(story: ErrorStory, focus_on_knowledge: bool, highlight: Highlig
             "gold": story.gold,
             "gold_source": story.gold_source,
             "base_story": story.base_story,
+            "knowledge_place": story.knowledge_place,
         },
     )
 
@@ -131,6 +140,26 @@ def ikd_dataset(
         + [error_sample(story, focus_on_knowledge, highlight) for story in errors],
         name=name,
     )
+
+
+SHOWN = 3
+"""Repeated files named in the warning (all of them are in the task's metadata)."""
+
+
+def source_metadata(
+    task: str, origin: str, duplicates: Duplicates, distinct: int
+) -> dict[str, object]:
+    """The task's metadata: where the data came from, how many distinct records it holds,
+    and the files read once as repeats of another (warned about: the authors' data has
+    one)."""
+    if duplicates:
+        named = [f"{repeat} = {first}" for repeat, first in duplicates.items()]
+        pairs = ", ".join(named[:SHOWN] + ([f"{len(named) - SHOWN} more"] if named[SHOWN:] else []))
+        logger.warning(
+            f"{task}: {origin}: {len(duplicates)} file(s) repeat another file's record and "
+            f"are read once ({pairs}); {distinct} distinct records"
+        )
+    return {"source": origin, "distinct_records": distinct, "duplicates": duplicates}
 
 
 def chosen_genres(genre: str | list[str] | None, present: Collection[str]) -> set[str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from string import Template
 from typing import Literal
 
+from tom_eval.knowledge.records import KnowledgePlace
+
 KNP_PROMPT = Template(
     """Read the story below and answer the related question.$focus
 
@@ -94,13 +96,21 @@ IKD_FOCUS = (
     " information they could not plausibly have at that point in the story."
 )
 HIGHLIGHTED_EVENT = "\nHighlighted event (part of the story):\n<event>\n$event\n</event>\n"
-HIGHLIGHTED_KNOWLEDGE = (
-    "\nHighlighted earlier content (part of the story):\n<knowledge>\n$knowledge\n</knowledge>\n"
-)
+HIGHLIGHTED_KNOWLEDGE = "\nHighlighted $place:\n<knowledge>\n$knowledge\n</knowledge>\n"
+KNOWLEDGE_PLACES: dict[KnowledgePlace, str] = {
+    "before": "earlier content (part of the story, before the event)",
+    "after": "later content (part of the story, after the event)",
+    "overlapping": "content (part of the story, overlapping the event)",
+    "in_story": "content (part of the story)",
+    "not_verbatim": "content (what the story tells, in other words than the story's)",
+}
+"""The knowledge's heading by where it really stands (`records.knowledge_place`): in the
+authors' data it follows the event more often than it precedes it, and is often a summary
+that is nowhere verbatim in the story."""
 EVENT_NOTE = "\n- Determine whether the highlighted event contains a logical error."
 EVENT_AND_KNOWLEDGE_NOTE = (
     "\n- Determine whether the highlighted event contains a logical error given the"
-    " highlighted earlier content."
+    " highlighted content."
 )
 
 Highlight = Literal["none", "error", "error_and_knowledge"]
@@ -135,15 +145,19 @@ def ikd_prompt(
     highlight: Highlight = "none",
     event: str = "",
     knowledge: str = "",
+    place: KnowledgePlace = "in_story",
 ) -> str:
     """Table 9; with `highlight`, the erroneous event (and the story's mention of the
-    knowledge) shown again after the story, with a note saying what to judge."""
+    knowledge, headed by its `place`) shown again after the story, with a note saying
+    what to judge."""
     highlights, notes = "", ""
     if highlight != "none":
         highlights = Template(HIGHLIGHTED_EVENT).substitute(event=event)
         notes = EVENT_NOTE
     if highlight == "error_and_knowledge":
-        highlights += Template(HIGHLIGHTED_KNOWLEDGE).substitute(knowledge=knowledge)
+        highlights += Template(HIGHLIGHTED_KNOWLEDGE).substitute(
+            place=KNOWLEDGE_PLACES[place], knowledge=knowledge
+        )
         notes = EVENT_AND_KNOWLEDGE_NOTE
     if focus_on_knowledge:
         notes += IKD_FOCUS

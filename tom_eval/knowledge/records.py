@@ -11,6 +11,10 @@ Known quirks of the data (commit ffae95d), handled here:
   the `error` field is the fallback. One file has an empty `error` field and malformed tags:
   with neither a tagged span nor an error text, a story has no gold span and is left out of
   localisation (it is still classified).
+* The story's mention of the implausible knowledge does not always come before the
+  erroneous event: in the full data it follows the event in 199 stories, precedes it in
+  115, overlaps it in 8 and is nowhere verbatim in the story in 178 (it says the same in
+  other words). `knowledge_place` records which, so ablation 2 can say so.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from tom_eval.errors import InputError
 from tom_eval.json_fields import JsonFields
@@ -35,6 +40,7 @@ from tom_eval.knowledge.source import (
 )
 
 UNKNOWN_GENRE = "unknown"
+KnowledgePlace = Literal["before", "after", "overlapping", "in_story", "not_verbatim"]
 OPENING = 12
 """How many opening words identify an erroneous story's original (edits are mostly one
 sentence in the middle of a story of about 600 words)."""
@@ -76,17 +82,33 @@ class ErrorStory:
     """Where `gold` comes from: tagged, error_field, tagged_not_verbatim,
     error_field_not_verbatim or none (see `gold_span`)."""
     base_story: int | None
+    knowledge_place: KnowledgePlace
+    """Where `implausible_knowledge` stands in the story relative to the erroneous event
+    (see `knowledge_place`)."""
+
+
+Duplicates = dict[str, str]
+"""A file whose record repeats an earlier file's (by number) -> that earlier file."""
+
+
+@dataclass(frozen=True)
+class KnpData:
+    items: list[KnpItem]
+    """Distinct items: a repeated record is read once."""
+    duplicates: Duplicates
 
 
 @dataclass(frozen=True)
 class IkdData:
     originals: list[OriginalStory]
     errors: list[ErrorStory]
+    duplicates: Duplicates
 
 
-def read_knp(root: Path, origin: str) -> list[KnpItem]:
+def read_knp(root: Path, origin: str) -> KnpData:
     items = []
-    for number, fields in _records(root, origin, KNP_FILES):
+    records, duplicates = _records(root, origin, KNP_FILES)
+    for number, fields in records:
         item = KnpItem(
             number,
             fields.text("genre", blank=False),
@@ -100,17 +122,19 @@ def read_knp(root: Path, origin: str) -> list[KnpItem]:
         if words(item.answer_with_knowledge) == words(item.answer_without_knowledge):
             fields.fail("the two answers are the same")
         items.append(item)
-    return items
+    return KnpData(items, duplicates)
 
 
 def read_ikd(root: Path, origin: str) -> IkdData:
+    original_records, duplicates = _records(root, origin, ORIGINAL_FILES)
     originals = [
         OriginalStory(number, fields.text("genre", blank=False), fields.text("story", blank=False))
-        for number, fields in _records(root, origin, ORIGINAL_FILES)
+        for number, fields in original_records
     ]
     by_opening = _openings(originals)
     errors = []
-    for number, fields in _records(root, origin, ERROR_FILES):
+    error_records, repeated_errors = _records(root, origin, ERROR_FILES)
+    for number, fields in error_records:
         story = fields.text("story", blank=False)
         tagged_event = fields.text("erroneous_event", blank=False)
         error = fields.get("error")
@@ -118,27 +142,45 @@ def read_ikd(root: Path, origin: str) -> IkdData:
             fields.fail(f"'error' must be a string, got {error!r}")
         gold, source = gold_span(story, tagged_event, error)
         base = by_opening.get(_opening(story))
+        knowledge = fields.text("implausible_knowledge", blank=False)
+        event = untagged(tagged_event)
         errors.append(
             ErrorStory(
                 number,
                 _genre(fields, base),
                 story,
                 fields.text("character", blank=False),
-                fields.text("implausible_knowledge", blank=False),
-                untagged(tagged_event),
+                knowledge,
+                event,
                 gold,
                 source,
                 None if base is None else base.number,
+                knowledge_place(story, knowledge, event, gold),
             )
         )
-    return IkdData(originals, errors)
+    return IkdData(originals, errors, duplicates | repeated_errors)
 
 
-def _records(root: Path, origin: str, folder: Folder) -> list[tuple[int, JsonFields]]:
+def _records(
+    root: Path, origin: str, folder: Folder
+) -> tuple[list[tuple[int, JsonFields]], Duplicates]:
+    """The folder's records in number order, each distinct record once, and the files left
+    out as repeats of an earlier one."""
     files = folder.files(root)
     if not files:
         raise InputError(f"{origin}: no {folder.path}/{folder.prefix}N.json files")
-    return [(number, _fields(path, f"{origin}/{folder.name(number)}")) for number, path in files]
+    records: list[tuple[int, JsonFields]] = []
+    first_of: dict[str, int] = {}
+    duplicates: Duplicates = {}
+    for number, path in files:
+        fields = _fields(path, f"{origin}/{folder.name(number)}")
+        content = json.dumps(fields.data, sort_keys=True)
+        if content in first_of:
+            duplicates[folder.name(number)] = folder.name(first_of[content])
+            continue
+        first_of[content] = number
+        records.append((number, fields))
+    return records, duplicates
 
 
 def _fields(path: Path, where: str) -> JsonFields:
@@ -207,7 +249,37 @@ def gold_span(story: str, event: str, error: str) -> tuple[str, str]:
     return "", "none"
 
 
-def load_knp(data_dir: Path | None) -> tuple[list[KnpItem], str]:
+def knowledge_place(story: str, knowledge: str, event: str, gold: str) -> KnowledgePlace:
+    """Where the knowledge stands in the story relative to the erroneous event (or to the
+    gold span, when the event is not verbatim in the story): before it, after it, or
+    overlapping it; "in_story" when the error cannot be found to compare; "not_verbatim"
+    when the knowledge is nowhere in the story (white space, case and curly quotes aside)."""
+    text = _comparable(story)
+    found = _span(text, knowledge)
+    if found is None:
+        return "not_verbatim"
+    error = _span(text, event) or _span(text, gold)
+    if error is None:
+        return "in_story"
+    if found[1] <= error[0]:
+        return "before"
+    if found[0] >= error[1]:
+        return "after"
+    return "overlapping"
+
+
+def _comparable(text: str) -> str:
+    straight = text.translate(str.maketrans("\u2018\u2019\u201c\u201d", "''\"\""))
+    return " ".join(straight.split()).lower()
+
+
+def _span(text: str, part: str) -> tuple[int, int] | None:
+    wanted = _comparable(part).rstrip(".")
+    start = text.find(wanted) if wanted else -1
+    return None if start < 0 else (start, start + len(wanted))
+
+
+def load_knp(data_dir: Path | None) -> tuple[KnpData, str]:
     """The KNP items and where they were read from."""
     root, origin = data_root(KNP, data_dir, read_knp)
     return read_knp(root, origin), origin
