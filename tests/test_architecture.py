@@ -19,7 +19,7 @@ CORE = {
     ),
     "false_belief": "items generation item_file prompts parsing",
     "coherence": "worlds rational metrics prior prompts parsing agents",
-    "knowledge": "records source prompts parsing",
+    "knowledge": "records source manifest prompts parsing",
 }
 """The Inspect-free core of each package: the engine, its prompts and its parsing."""
 TOP = {"__init__", "cli", "errors", "json_fields", "registry"}

@@ -20,7 +20,7 @@ from knowledge_support import FIXTURES, QUIRKS, metrics, scripted, serve
 from conftest import ROOT
 from tasks.knp import knp
 from tom_eval.errors import InputError
-from tom_eval.knowledge import source
+from tom_eval.knowledge import manifest, source
 from tom_eval.knowledge.records import (
     gold_span,
     knowledge_place,
@@ -316,3 +316,101 @@ def test_the_task_downloads_the_whole_subset_and_runs(
     )
     assert log.eval.metadata == {"source": url, "distinct_records": 500, "duplicates": {}}
     assert metrics(log, "invalid")["mean"] == 0.0
+
+
+# ------------------------------------------------------------------- published checksums
+
+
+def digests_of(root: Path, subset: Subset) -> dict[str, str]:
+    return source.parse_manifest(source.manifest_lines(root, subset.names()), "test")
+
+
+def test_the_shipped_checksums_list_every_file_or_none() -> None:
+    """Filled from a clone (never by hand), the list is complete; until then it is empty
+    and says why."""
+    published = source.published_digests()
+    assert published == {} or sorted(published) == sorted(source.KNP.names() + source.IKD.names())
+    assert COMMIT == "ffae95d4a4032207ffbacaba1eb573284cd551da"
+
+
+def test_a_download_is_verified_against_the_published_checksums(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(source, "published_digests", lambda: digests_of(FIXTURES, SMALL_KNP))
+    tampered = copy_of_fixtures(tmp_path)
+    record = json.loads((tampered / KNP_FILES.name(3)).read_text())
+    (tampered / KNP_FILES.name(3)).write_text(json.dumps(record | {"genre": "romance"}))
+    with serve(tampered) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        with pytest.raises(InputError) as raised:
+            data_root(SMALL_KNP, None, read_knp)
+    assert str(raised.value) == (
+        f"{url}/Data/KNP/qa_3.json: not the authors' file at commit {COMMIT[:12]} (its "
+        "sha256 differs from the published act-on-known.sha256); nothing was cached"
+    )
+    assert leftovers(cache) == []
+    with serve(FIXTURES) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        root, _ = data_root(SMALL_KNP, None, read_knp)
+    assert "trusted on first use" not in caplog.text
+    # A cache edited along with its own SHA256SUMS is still caught, at every load.
+    (root / KNP_FILES.name(2)).write_text("{}")
+    source.write_manifest(root, SMALL_KNP.names())
+    with pytest.raises(InputError, match=r"/Data/KNP/qa_2\.json: not the authors' file at"):
+        data_root(SMALL_KNP, None, read_knp)
+
+
+def test_without_published_checksums_the_first_download_is_trusted_with_a_warning(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(source, "published_digests", dict)
+    with serve(FIXTURES) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        data_root(SMALL_KNP, None, read_knp)
+    assert f"the download from {url} is trusted on first use" in caplog.text
+
+
+def fake_clone(folder: Path) -> Path:
+    """A git repository in the authors' layout with 1,500 distinct files made from ours."""
+    bases = {
+        subset_folder: [json.loads(path.read_text()) for _, path in subset_folder.files(FIXTURES)]
+        for subset in (source.KNP, source.IKD)
+        for subset_folder in subset.folders
+    }
+    for subset_folder, records in bases.items():
+        for number in range(1, subset_folder.count + 1):
+            record = dict(records[number % len(records)])
+            record["story"] = f"{record['story']} ({number})"
+            path = folder / subset_folder.name(number)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(record))
+    for command in (["init", "-q"], ["add", "Data"], ["commit", "-qm", "data"]):
+        subprocess.run(
+            ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", *command],
+            check=True,
+        )
+    return folder
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_published_checksums_are_written_from_a_clone_at_the_pinned_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clone = fake_clone(tmp_path / "clone")
+    out = tmp_path / "act-on-known.sha256"
+    assert manifest.main([str(clone), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"tom_eval.knowledge.manifest: error: {clone}: at commit "
+        f"{manifest._git(clone, 'rev-parse', 'HEAD')}, not {COMMIT}; check that commit out\n"
+    )
+    monkeypatch.setattr(manifest, "COMMIT", manifest._git(clone, "rev-parse", "HEAD"))
+    (clone / KNP_FILES.name(7)).write_text("{}")
+    assert manifest.main([str(clone), "--out", str(out)]) == 2
+    assert "Data differs from the commit" in capsys.readouterr().err
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "Data"], check=True)
+    assert manifest.main([str(clone), "--out", str(out)]) == 0
+    assert not out.with_name(f".{out.name}").exists() and not list(tmp_path.glob(".act-*"))
+    written = source.parse_manifest(out.read_text(), str(out))
+    assert sorted(written) == sorted(source.KNP.names() + source.IKD.names())
+    assert written[KNP_FILES.name(7)] == digests_of(clone, source.KNP)[KNP_FILES.name(7)]
+    assert out.read_text().startswith("# The sha256 of each of the 1,500 data files")

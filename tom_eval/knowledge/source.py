@@ -5,12 +5,19 @@ licence, so tom-eval ships none of it.
 A copy is a folder in the repository's layout (`Data/KNP/qa_N.json`,
 `Data/IKD/original/story_N.json`, `Data/IKD/errors/erroneous_story_N.json`) with, beside
 `Data/`, a manifest `SHA256SUMS` in `sha256sum` format (so `sha256sum -c SHA256SUMS` checks
-it too). The checksums are trust on first use: no checksum of the authors' files was
-available when this was written, so the manifest is written from the first download (after
-every file has been read and checked as a record) and every later load verifies against it.
-That catches a damaged or edited cache and a local copy that differs from the one its
-manifest was written for; it cannot prove that the first download is what the authors
-published, beyond what HTTPS and the commit in the URL give.
+it too), written from the download after every file has been read and checked as a record.
+
+Two checksum lists guard the data:
+* the published one, `act-on-known.sha256` in this package: the sha256 of each of the
+  1,500 files at the pinned commit, written from a clone by `python -m
+  tom_eval.knowledge.manifest CLONE`. A download (from GitHub or a mirror) is checked
+  against it before anything is cached, and the cache at every load, so the first
+  download is verified, not trusted. While it lists no file of a subset, that subset's
+  first download is trusted on first use, with a warning saying so;
+* the cache's own `SHA256SUMS`, which every load verifies too (and a `data_dir` copy that
+  carries one): a damaged or edited copy stops the run, naming the file.
+A `data_dir` copy is the user's own (a subset, a fixture, an edited copy) and is not held
+to the published list.
 
 A download goes to a temporary folder beside the cache, is checked, and is renamed into
 place in one step, so the cache never holds half a download.
@@ -19,6 +26,7 @@ place in one step, so the cache never holds half a download.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -28,22 +36,26 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from tom_eval.errors import InputError
 
 REPOSITORY = "DingyiYang/Act-on-Known"
-COMMIT = "ffae95d"
-"""The commit the data is pinned to (2026-03-23), abbreviated: GitHub resolves an
-abbreviated commit in raw URLs, and the full id could not be read from this machine."""
+COMMIT = "ffae95d4a4032207ffbacaba1eb573284cd551da"
+"""The commit the data is pinned to (2026-03-23)."""
 DEFAULT_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 URL_VARIABLE = "TOM_EVAL_KNOWLEDGE_URL"
 """Another base URL (an http(s) mirror or a file:// copy) in the repository's layout."""
 CACHE_VARIABLE = "TOM_EVAL_CACHE"
 MANIFEST = "SHA256SUMS"
+PUBLISHED = "act-on-known.sha256"
+"""The published checksums, a file of this package."""
 TIMEOUT = 60.0
 CONNECTIONS = 8
 LOCAL_HINT = "-T data_dir=DIR reads a local copy"
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -145,12 +157,20 @@ def cached(subset: Subset, base_url: str, check: Check) -> Path:
             ) from None
         try:
             download(subset, base_url, staging)
+            if not verify_published(staging, subset, base_url, "nothing was cached"):
+                logger.warning(
+                    f"{subset.name}: no published checksums ship with this tom-eval "
+                    f"({PUBLISHED} lists none): the download from {base_url} is trusted on "
+                    "first use"
+                )
             check(staging, base_url)
             write_manifest(staging, subset.names())
             _move_into_place(staging, final)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+    redo = f"delete {final} to download again"
     verify(final, subset, complete=True)
+    verify_published(final, subset, str(final), redo)
     return final
 
 
@@ -200,21 +220,55 @@ def _save(target: Path, name: str, body: bytes) -> None:
     path.write_bytes(body)
 
 
+def manifest_lines(root: Path, names: list[str]) -> str:
+    """`sha256sum` lines of the files `names` under `root`."""
+    return "".join(f"{_digest((root / name).read_bytes())}  {name}\n" for name in names)
+
+
 def write_manifest(root: Path, names: list[str]) -> None:
-    lines = [f"{_digest((root / name).read_bytes())}  {name}\n" for name in names]
-    (root / MANIFEST).write_text("".join(lines), encoding="utf-8")
+    (root / MANIFEST).write_text(manifest_lines(root, names), encoding="utf-8")
 
 
 def read_manifest(root: Path) -> dict[str, str]:
     """name -> sha256 hex digest."""
     manifest = root / MANIFEST
+    return parse_manifest(manifest.read_text(encoding="utf-8"), str(manifest))
+
+
+def parse_manifest(text: str, where: str) -> dict[str, str]:
+    """name -> sha256 hex digest of `sha256sum` lines; lines starting with # are comments."""
     entries: dict[str, str] = {}
-    for number, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
         match = re.fullmatch(r"([0-9a-f]{64}) [ *](.+)", line.strip())
         if not match:
-            raise InputError(f"{manifest}, line {number}: not '<sha256>  <file>'")
+            raise InputError(f"{where}, line {number}: not '<sha256>  <file>'")
         entries[match.group(2)] = match.group(1)
     return entries
+
+
+def published_digests() -> dict[str, str]:
+    """The published checksums shipped with tom-eval (empty until they are written)."""
+    text = (resources.files(__package__) / PUBLISHED).read_text(encoding="utf-8")
+    return parse_manifest(text, PUBLISHED)
+
+
+def verify_published(root: Path, subset: Subset, origin: str, redo: str) -> bool:
+    """Every file of `subset` under `root` has its published checksum (the files named
+    after `origin` in errors); False when none is published for the subset."""
+    published = {name: digest for name, digest in published_digests().items() if subset.owns(name)}
+    if not published:
+        return False
+    for name in subset.names():
+        if name not in published:
+            raise InputError(f"{origin}/{name}: not in the published {PUBLISHED}; {redo}")
+        if _digest((root / name).read_bytes()) != published[name]:
+            raise InputError(
+                f"{origin}/{name}: not the authors' file at commit {COMMIT[:12]} (its sha256 "
+                f"differs from the published {PUBLISHED}); {redo}"
+            )
+    return True
 
 
 def verify(root: Path, subset: Subset, complete: bool) -> None:
