@@ -30,7 +30,6 @@ from inspect_ai.scorer import (
     Scorer,
     Target,
     Value,
-    ci_wilson,
     mean,
     metric,
     scorer,
@@ -48,6 +47,7 @@ from tom_eval.game.session import TurnRecord
 from tom_eval.game.solver import GameLog, game_plan
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import SELF
+from tom_eval.intervals import wilson_interval
 
 A_TURN_KEYS: tuple[str, ...] = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
 
@@ -55,7 +55,7 @@ A_TURN_KEYS: tuple[str, ...] = ("optimal", "lies_okay", "valid", "regret", "lie_
 def _per_key_metrics() -> dict[str, list[Metric]]:
     rates = ("win", "tie", "loss", "answer_correct", "fooled")
     replies = ("reply_truthful_to_teammate", "reply_lie_to_opponent", "reply_refused_to_opponent")
-    metrics: dict[str, list[Metric]] = {key: [mean(), ci_wilson()] for key in rates}
+    metrics: dict[str, list[Metric]] = {key: [mean(), wilson_interval()] for key in rates}
     metrics |= {key: [mean(), stderr()] for key in ("margin", "turns", *A_TURN_KEYS)}
     metrics |= {key: [mean()] for key in (*replies, "answer_valid")}
     return metrics

@@ -26,13 +26,13 @@ from inspect_ai.scorer import (
     Scorer,
     Target,
     accuracy,
-    ci_wilson,
     mean,
     scorer,
     stderr,
 )
 from inspect_ai.solver import TaskState
 
+from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline
 from tom_eval.knowledge.parsing import Verdict, read_verdict, word_iou
 
@@ -42,8 +42,8 @@ NAN = math.nan
 def ikd_metrics() -> dict[str, list[Metric]]:
     return {
         "classification": headline(),
-        "classification_original": [accuracy(), ci_wilson()],
-        "classification_error": [accuracy(), ci_wilson()],
+        "classification_original": [accuracy(), wilson_interval()],
+        "classification_error": [accuracy(), wilson_interval()],
         "localisation": [mean(), stderr()],
         "localisation_error": [mean(), stderr()],
         "iou_detected": [mean()],

@@ -24,12 +24,12 @@ from inspect_ai.scorer import (
     Score,
     Scorer,
     Target,
-    ci_wilson,
     mean,
     scorer,
 )
 from inspect_ai.solver import TaskState
 
+from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline, order_consistency
 from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
@@ -38,7 +38,7 @@ from tom_eval.knowledge.prompts import judge_prompt
 def knp_metrics(both_orders: bool) -> dict[str, list[Metric]]:
     metrics: dict[str, list[Metric]] = {
         "accuracy": headline(),
-        "knowledge_leak": [mean(), ci_wilson()],
+        "knowledge_leak": [mean(), wilson_interval()],
         "invalid": [mean()],
     }
     if both_orders:

@@ -25,7 +25,6 @@ from inspect_ai.scorer import (
     Scorer,
     Target,
     Value,
-    ci_wilson,
     grouped,
     mean,
     metric,
@@ -44,6 +43,7 @@ from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
+from tom_eval.intervals import wilson_interval
 
 
 # Each grouping is its own registered metric: Inspect keys metric results by registry name,
@@ -72,17 +72,17 @@ def _per_key_metrics() -> dict[str, list[Metric]]:
     return {
         "optimal": [
             mean(),
-            ci_wilson(),
+            wilson_interval(),
             by_answerer(),
             by_extra(),
             by_expected_action(),
             by_id(),
         ],
-        "lies_okay": [mean(), ci_wilson()],
-        "valid": [mean(), ci_wilson()],
+        "lies_okay": [mean(), wilson_interval()],
+        "valid": [mean(), wilson_interval()],
         "regret": [mean(), stderr()],
         "points": [mean(), stderr()],
-        "answer_correct": [mean(), ci_wilson()],
+        "answer_correct": [mean(), wilson_interval()],
         "answer_valid": [mean()],
         "lie_to_opponent": [mean()],
     }

@@ -24,6 +24,7 @@ from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
 from tom_eval.errors import InputError, user_path
+from tom_eval.sampling import sample_size, whole_seed
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -38,6 +39,8 @@ def coherence(
     cost: float = DEFAULT_COST,
     temperature: float = DEFAULT_TEMPERATURE,
     floor: float = DEFAULT_FLOOR,
+    sample: int | None = None,
+    sample_seed: int = 0,
 ) -> Task:
     """The coherence test.
 
@@ -53,6 +56,9 @@ def coherence(
         cost: the rational agent's cost of the far location (for the `rational` metric).
         temperature: the rational agent's softmax temperature (for the `rational` metric).
         floor: token paths less probable than this are not followed (logprobs).
+        sample: play a subset: this many items per domain, balanced over the tasks, with
+            the action predictions the chosen inferences need (default: every item).
+        sample_seed: the seed of the subset (default 0).
     """
     try:
         domains = _choose("domain", domain, DOMAINS)
@@ -68,17 +74,19 @@ def coherence(
         if not isinstance(cost, int | float) or cost < 0:
             raise InputError(f"cost must be a number of 0 or more, not '{cost}'")
         weights = read_prior(user_path(prior), domains, tasks) if prior else None
+        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     except InputError as error:
         raise PrerequisiteError(f"coherence: {error}") from None
+    dataset, subset = coherence_dataset(domains, tasks, size, subset_seed)
     return Task(
-        dataset=coherence_dataset(domains, tasks),
+        dataset=dataset,
         solver=infer_distribution(chosen, samples, floor),
         scorer=coherence_scorer(),
         metrics=coherence_metrics(weights, cost, temperature),
         # Room for the whole JSON answer (local models default to short replies).
         config=GenerateConfig(temperature=0.0, max_tokens=200),
         version="1-A",
-        metadata={"estimator": estimator},
+        metadata={"estimator": estimator} | subset,
     )
 
 

@@ -19,6 +19,7 @@ from tom_eval.false_belief.generation import generate_items
 from tom_eval.false_belief.item_file import read_items
 from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
+from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
 
 @task
@@ -32,6 +33,8 @@ def false_belief(
     samples: int = 100,
     sentence_by_sentence: bool = False,
     prefix: bool = True,
+    sample: int | None = None,
+    sample_seed: int = 0,
 ) -> Task:
     """The false-belief battery.
 
@@ -52,6 +55,9 @@ def false_belief(
             with both prompts after each sentence (for the report's curves).
         prefix: start each prompt with "Complete the following story:" (for chat models;
             false for base models that continue text).
+        sample: play a balanced subset of this many tasks, spread evenly over the two
+            families (default: every task).
+        sample_seed: the seed of the subset (default 0).
     """
     try:
         if estimator not in ESTIMATORS:
@@ -68,16 +74,21 @@ def false_belief(
             name = f"tom-eval false-belief seed {seed}"
         if not items:
             raise InputError("no tasks: contents and transfer are both 0")
+        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     except InputError as error:
         raise PrerequisiteError(f"false_belief: {error}") from None
+    dataset, subset = sample_subset(
+        false_belief_dataset(items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence),
+        size,
+        subset_seed,
+        by_metadata("family"),
+    )
     return Task(
-        dataset=false_belief_dataset(
-            items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence
-        ),
+        dataset=dataset,
         solver=complete_stories(estimator, samples),
         scorer=false_belief_scorer(),
         # The paper's point estimates are at temperature 0; the first word is all that counts.
         config=GenerateConfig(temperature=0.0, max_tokens=30),
         version="1-A",
-        metadata={"estimator": estimator},
+        metadata={"estimator": estimator} | subset,
     )

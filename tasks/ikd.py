@@ -26,6 +26,7 @@ from tom_eval.knowledge.dataset import (
 )
 from tom_eval.knowledge.prompts import HIGHLIGHTS
 from tom_eval.knowledge.records import load_ikd
+from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
 
 @task
@@ -35,6 +36,8 @@ def ikd(
     highlight: str = "none",
     focus_on_knowledge: bool = False,
     genre: str | list[str] | None = None,
+    sample: int | None = None,
+    sample_seed: int = 0,
 ) -> Task:
     """Implausible knowledge detection.
 
@@ -51,6 +54,9 @@ def ikd(
             and Table 3 ablation 3).
         genre: only these genres (comma-separated): fantasy, kids, mystery, romance,
             science-fiction.
+        sample: play a balanced subset of this many stories, spread evenly over original
+            and erroneous stories and the genres (default: every story).
+        sample_seed: the seed of the subset (default 0).
     """
     try:
         chosen_stories = one_of("stories", stories, STORIES)
@@ -64,14 +70,22 @@ def ikd(
         data, origin = load_ikd(user_path(str(data_dir)) if data_dir else None)
         present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
         genres = chosen_genres(genre, present)
+        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     except InputError as error:
         raise PrerequisiteError(f"ikd: {error}") from None
+    dataset, subset = sample_subset(
+        ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
+        size,
+        subset_seed,
+        by_metadata("kind", "genre"),
+    )
     return Task(
-        dataset=ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
+        dataset=dataset,
         solver=generate(),
         scorer=ikd_scorer(),
         version="1-A",
         metadata=source_metadata(
             "ikd", origin, data.duplicates, len(data.originals) + len(data.errors)
-        ),
+        )
+        | subset,
     )

@@ -25,6 +25,7 @@ from tom_eval.knowledge.dataset import (
     whole_number,
 )
 from tom_eval.knowledge.records import load_knp
+from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
 
 @task
@@ -35,6 +36,8 @@ def knp(
     open_ended: bool = False,
     focus_on_knowledge: bool = False,
     genre: str | list[str] | None = None,
+    sample: int | None = None,
+    sample_seed: int = 0,
 ) -> Task:
     """Knowledge-sensitive next-action prediction.
 
@@ -51,6 +54,10 @@ def knp(
             seed's Figure 4 ablation).
         genre: only these genres (comma-separated): fantasy, kids, mystery, romance,
             science-fiction.
+        sample: play a balanced subset of this many items, spread evenly over the genres
+            and the right option's letter (an item played in both orders counts once)
+            (default: every item).
+        sample_seed: the seed of the subset (default 0).
     """
     try:
         chosen_order = one_of("order", order, ORDERS)
@@ -59,16 +66,26 @@ def knp(
         focus = flag("focus_on_knowledge", focus_on_knowledge)
         data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
+        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     except InputError as error:
         raise PrerequisiteError(f"knp: {error}") from None
     both = chosen_order == "both" and not open_question
-    return Task(
-        dataset=knp_dataset(
+    dataset, subset = sample_subset(
+        knp_dataset(
             data.items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
         ),
+        size,
+        subset_seed,
+        # The right option's place first (a position bias must not decide a small run),
+        # then the genre; an item played in both orders is drawn whole.
+        by_metadata("correct_letter", "genre"),
+        unit=lambda sample: str((sample.metadata or {})["item"]),
+    )
+    return Task(
+        dataset=dataset,
         solver=generate(),
         scorer=knp_judge_scorer() if open_question else knp_scorer(),
         metrics=[knp_metrics(both_orders=True)] if both else None,
         version="1-A",
-        metadata=source_metadata("knp", origin, data.duplicates, len(data.items)),
+        metadata=source_metadata("knp", origin, data.duplicates, len(data.items)) | subset,
     )

@@ -21,6 +21,7 @@ from tom_eval.game.rules import Rules
 from tom_eval.game.session import HISTORY_MODES, HistoryMode
 from tom_eval.game.solver import play_game, play_turn
 from tom_eval.game.turn import parse_lineup
+from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
 
 @task
@@ -37,6 +38,8 @@ def tom(
     games: int = 50,
     turns: int = 40,
     history: str = "none",
+    sample: int | None = None,
+    sample_seed: int = 0,
 ) -> Task:
     """The Ask/Tell/Pass game.
 
@@ -59,6 +62,10 @@ def tom(
         history: game mode: what stays in the conversation: "none" (each turn alone),
             "full" (every earlier turn and its public result) or "actions" (A's earlier
             actions only).
+        sample: play a balanced subset of this many samples: trial mode spreads them
+            evenly over the expected action classes (the headline's) and the Extras, game
+            mode draws games (default: every sample).
+        sample_seed: the seed of the subset (default 0).
     """
     try:
         _check_choice("response_format", response_format, RESPONSE_FORMATS)
@@ -70,18 +77,31 @@ def tom(
         if not isinstance(lose, bool):
             raise InputError(f"lose must be true or false, not {lose!r}")
         games, turns = _whole_number("games", games), _whole_number("turns", turns)
+        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
         records = scenario_records(ids, extras, reps, seed, scenario_file)
         players, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
         answer_format = cast(ResponseFormat, response_format)
         if mode == "game":
+            dataset, subset = sample_subset(
+                game_dataset(records, games, turns, seed, rules, players.has_neutral, name),
+                size,
+                subset_seed,
+                by_metadata(),
+            )
             return Task(
-                dataset=game_dataset(records, games, turns, seed, rules, players.has_neutral, name),
+                dataset=dataset,
                 solver=play_game(answer_format, players, rules, cast(HistoryMode, history), seed),
                 scorer=game_scorer(),
                 version="1-A",
+                metadata=subset or None,
             )
-        dataset = tom_dataset(records, name, rules, players.has_neutral)
+        dataset, subset = sample_subset(
+            tom_dataset(records, name, rules, players.has_neutral),
+            size,
+            subset_seed,
+            by_metadata("expected_action", "extra"),
+        )
     except InputError as error:
         # Inspect prints a PrerequisiteError as one line, without a traceback.
         raise PrerequisiteError(f"tom: {error}") from None
@@ -90,6 +110,7 @@ def tom(
         solver=play_turn(answer_format, players, rules, seed),
         scorer=tom_scorer(),
         version="1-A",
+        metadata=subset or None,
     )
 
 

@@ -4,11 +4,12 @@ trivial baselines what they must, and `tom-eval report` shows KNP and IKD runs."
 from __future__ import annotations
 
 import inspect
+import math
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
-from knowledge_support import FIXTURES, metrics
+from knowledge_support import FIXTURES, QUIRKS, metrics
 
 from tasks.ikd import ikd
 from tasks.knp import knp
@@ -18,11 +19,47 @@ from tom_eval.knowledge.report import LABEL_DEFAULTS
 
 def run(task: str, model: str, log_dir: Path, **args: Any) -> dict[str, dict[str, float]]:
     build = knp if task == "knp" else ikd
-    (log,) = inspect_eval(
-        build(data_dir=str(FIXTURES), **args), model=model, log_dir=str(log_dir), display="none"
-    )
+    args.setdefault("data_dir", str(FIXTURES))
+    (log,) = inspect_eval(build(**args), model=model, log_dir=str(log_dir), display="none")
     assert log.results is not None
     return {score.name: metrics(log, score.name) for score in log.results.scores}
+
+
+FLOORS = {"knowledge_leak", "invalid", "na"}
+"""Scores where the ceiling is 0; `called_error` is the share of erroneous stories."""
+
+
+def assert_ceiling(values: dict[str, dict[str, float]]) -> None:
+    """Every rate at its best: 1.0 (its genres too), 0 where 0 is best; a rate over no
+    sample (an empty set: NaN) has none."""
+    assert values["accuracy" if "accuracy" in values else "classification"]["accuracy"] == 1.0
+    for score, results in values.items():
+        for name, value in results.items():
+            skipped = name.startswith(("tom_eval/ci_wilson", "stderr")) or math.isnan(value)
+            if skipped or score == "called_error":
+                continue
+            assert value == (0.0 if score in FLOORS else 1.0), (score, name, value)
+
+
+def test_the_gold_player_is_the_ceiling_of_every_metric_on_any_subset(tmp_path: Path) -> None:
+    for data in (FIXTURES, QUIRKS):
+        for sample in (None, 3):
+            for order in ("seeded", "both"):
+                assert_ceiling(
+                    run("knp", "tom/gold", tmp_path, data_dir=str(data), order=order, sample=sample)
+                )
+            assert_ceiling(run("ikd", "tom/gold", tmp_path, data_dir=str(data), sample=sample))
+        assert_ceiling(
+            run(
+                "ikd",
+                "tom/gold",
+                tmp_path,
+                data_dir=str(data),
+                stories="error",
+                highlight="error_and_knowledge",
+            )
+        )
+        assert_ceiling(run("knp", "tom/gold", tmp_path, data_dir=str(data), open_ended=True))
 
 
 def test_the_gold_player_is_the_scorers_ceiling(tmp_path: Path) -> None:

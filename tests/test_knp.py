@@ -241,7 +241,9 @@ def test_accuracy_leak_invalid_and_genres(tmp_path: Path) -> None:
     assert accuracy["tom_eval/genre_fantasy"] == 1.0
     assert accuracy["tom_eval/genre_kids"] == 0.0
     assert accuracy["tom_eval/genre_mystery"] == 0.0
-    assert 0 < accuracy["ci_wilson_lower"] < 4 / 12 < accuracy["ci_wilson_upper"] < 1
+    assert (
+        0 < accuracy["tom_eval/ci_wilson_lower"] < 4 / 12 < accuracy["tom_eval/ci_wilson_upper"] < 1
+    )
     assert metrics(log, "knowledge_leak")["mean"] == pytest.approx(4 / 12)
     assert metrics(log, "invalid")["mean"] == pytest.approx(4 / 12)
     # Unreadable items have no choice to compare; the others chose alike in both orders.

@@ -37,6 +37,8 @@ LABEL_DEFAULTS: dict[str, object] = {
     "cost": 0.5,
     "temperature": 0.1,
     "floor": 0.001,
+    "sample": None,
+    "sample_seed": 0,
 }
 """The defaults of tasks/coherence.py's parameters that change what is measured (a test
 checks they agree): a run's label names those that differ."""

@@ -40,6 +40,8 @@ LABEL_DEFAULTS: dict[str, object] = {
     "perturbations": False,
     "samples": 100,
     "prefix": True,
+    "sample": None,
+    "sample_seed": 0,
 }
 """The defaults of tasks/false_belief.py's parameters that change what is measured (a
 test checks they agree): a run's label names those that differ."""

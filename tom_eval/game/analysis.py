@@ -48,7 +48,7 @@ SCORE_KEYS = (
 )
 ANSWERER_ROLES = ("Self", "Teammate", "Opponent")
 ACTION_CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
-_GAME_ARGS = ("lose", "lineup", "scenario_file")
+_GAME_ARGS = ("lose", "lineup", "scenario_file", "sample", "sample_seed")
 """Task arguments that change the game, so runs that differ in them never merge."""
 _REQUIRED = (
     "metadata_id",

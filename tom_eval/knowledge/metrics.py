@@ -10,17 +10,18 @@ from inspect_ai.scorer import (
     Metric,
     SampleScore,
     accuracy,
-    ci_wilson,
     grouped,
     mean,
     metric,
     stderr,
 )
 
+from tom_eval.intervals import wilson_interval
+
 
 def headline() -> list[Metric]:
     """A task's main rate: with its standard error, Wilson interval and per genre."""
-    return [accuracy(), stderr(), ci_wilson(), by_genre()]
+    return [accuracy(), stderr(), wilson_interval(), by_genre()]
 
 
 @metric(name="genre")

@@ -21,8 +21,21 @@ from tom_eval.report.tables import csv, interval, markdown
 KNP_TASKS = ("knp", "tom_eval/knp")
 IKD_TASKS = ("ikd", "tom_eval/ikd")
 LABEL_DEFAULTS: dict[str, dict[str, object]] = {
-    "knp": {"order": "seeded", "seed": 0, "open_ended": False, "focus_on_knowledge": False},
-    "ikd": {"stories": "all", "highlight": "none", "focus_on_knowledge": False},
+    "knp": {
+        "order": "seeded",
+        "seed": 0,
+        "open_ended": False,
+        "focus_on_knowledge": False,
+        "sample": None,
+        "sample_seed": 0,
+    },
+    "ikd": {
+        "stories": "all",
+        "highlight": "none",
+        "focus_on_knowledge": False,
+        "sample": None,
+        "sample_seed": 0,
+    },
 }
 """The task parameters that change what is measured (a test checks they agree with the
 tasks' defaults): a run's label names those that differ, and the genres chosen."""

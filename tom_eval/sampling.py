@@ -1,0 +1,136 @@
+"""`-T sample=N` on every task: a balanced subset, so a small run covers every condition a
+task's headline metric is computed over (Inspect's `--limit` takes the first N samples: a
+small IKD run then holds only original stories, a small KNP run only romance).
+
+The units (a sample, or samples that belong together) are grouped into strata, the
+conditions of the task's headline metric, most important first (IKD: original or
+erroneous, then genre). The N units are shared out as evenly as the strata allow: each
+stratum of the first level gets an equal share, one with fewer units gives all it has and
+the rest goes to the others, and a remainder goes to strata drawn at random; each share is
+then shared out in the same way over the next level. At the last level, units are drawn
+by a shuffle seeded with a string (the same subset whatever PYTHONHASHSEED), and the
+subset keeps the data's order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from inspect_ai.dataset import Dataset, MemoryDataset, Sample
+
+from tom_eval.errors import InputError
+
+Unit = TypeVar("Unit")
+Strata = tuple[str, ...]
+"""A unit's strata, most important first: the units are shared out evenly over the first,
+then within each of its strata over the second, and so on."""
+
+
+def whole_seed(value: object) -> int:
+    """`-T sample_seed=S`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"sample_seed must be a whole number, not '{value}'")
+    return value
+
+
+def sample_size(value: object) -> int | None:
+    """`-T sample=N`: None (every sample), or a whole number of 1 or more."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"sample must be a whole number of 1 or more, not '{value}'")
+    return value
+
+
+def balanced_subset(
+    units: Sequence[Unit], size: int | None, strata: Callable[[Unit], Strata], seed: int
+) -> list[Unit]:
+    """`size` of the units, balanced over their strata (see the module); all of them when
+    `size` is None or at least their number."""
+    if size is None or size >= len(units):
+        return list(units)
+    chosen = _draw(list(range(len(units))), size, lambda index: strata(units[index]), seed, ())
+    return [units[index] for index in sorted(chosen)]
+
+
+def _draw(
+    indices: list[int],
+    size: int,
+    strata: Callable[[int], Strata],
+    seed: int,
+    path: Strata,
+) -> list[int]:
+    """`size` of `indices`, shared out over the strata at the level below `path`."""
+    level = len(path)
+    if all(len(strata(index)) == level for index in indices):
+        found = list(indices)
+        random.Random(f"tom-eval sample {seed} {' / '.join(path)}").shuffle(found)
+        return found[:size]
+    groups: dict[str, list[int]] = {}
+    for index in indices:
+        groups.setdefault(strata(index)[level], []).append(index)
+    draw = random.Random(f"tom-eval sample {seed} quotas {' / '.join(path)}")
+    sizes = {name: len(group) for name, group in groups.items()}
+    return [
+        index
+        for name, quota in quotas(sizes, size, draw)
+        for index in _draw(groups[name], quota, strata, seed, (*path, name))
+    ]
+
+
+def quotas(sizes: dict[str, int], total: int, draw: random.Random) -> list[tuple[str, int]]:
+    """How many units each stratum gives: equal shares up to each stratum's size, until
+    `total` is reached; the strata that get one unit more are drawn with `draw`."""
+    given = dict.fromkeys(sizes, 0)
+    left = min(total, sum(sizes.values()))
+    while left > 0:
+        open_strata = sorted(name for name in sizes if given[name] < sizes[name])
+        share = left // len(open_strata)
+        if share == 0:
+            for name in draw.sample(open_strata, left):
+                given[name] += 1
+            break
+        for name in open_strata:
+            more = min(share, sizes[name] - given[name])
+            given[name] += more
+            left -= more
+    return sorted(given.items())
+
+
+def strata_counts(units: Sequence[Unit], strata: Callable[[Unit], Strata]) -> dict[str, int]:
+    """Units per stratum, for a task's metadata (what a subset holds)."""
+    counts: dict[str, int] = {}
+    for unit in units:
+        name = " / ".join(strata(unit)) or "all"
+        counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def by_metadata(*keys: str) -> Callable[[Sample], Strata]:
+    """A sample's strata: the values of these metadata keys (none: one stratum)."""
+    return lambda sample: tuple(str((sample.metadata or {}).get(key)) for key in keys)
+
+
+def sample_subset(
+    dataset: Dataset,
+    size: int | None,
+    seed: int,
+    strata: Callable[[Sample], Strata],
+    unit: Callable[[Sample], str] | None = None,
+) -> tuple[Dataset, dict[str, object]]:
+    """The balanced subset of a task's samples, and what to add to the task's metadata.
+    Samples with the same `unit` (e.g. an item played in both option orders) are drawn
+    together; by default each sample is its own unit."""
+    if size is None:
+        return dataset, {}
+    units: dict[str, list[Sample]] = {}
+    for sample in dataset:
+        units.setdefault(unit(sample) if unit else str(sample.id), []).append(sample)
+    chosen = balanced_subset(list(units.values()), size, lambda group: strata(group[0]), seed)
+    return MemoryDataset([s for group in chosen for s in group], name=dataset.name), {
+        "sample": size,
+        "sample_seed": seed,
+        "strata": strata_counts(chosen, lambda group: strata(group[0])),
+    }
