@@ -19,6 +19,7 @@ from tom_eval.false_belief.generation import generate_items
 from tom_eval.false_belief.item_file import read_items
 from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
+from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
 
@@ -59,6 +60,7 @@ def false_belief(
             families (default: every task).
         sample_seed: the seed of the subset (default 0).
     """
+    refuse_unplayable("false_belief")
     try:
         if estimator not in ESTIMATORS:
             raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")

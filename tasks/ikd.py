@@ -26,6 +26,7 @@ from tom_eval.knowledge.dataset import (
 )
 from tom_eval.knowledge.prompts import HIGHLIGHTS
 from tom_eval.knowledge.records import load_ikd
+from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
 
@@ -58,6 +59,7 @@ def ikd(
             and erroneous stories and the genres (default: every story).
         sample_seed: the seed of the subset (default 0).
     """
+    refuse_unplayable("ikd")
     try:
         chosen_stories = one_of("stories", stories, STORIES)
         chosen_highlight = one_of("highlight", highlight, HIGHLIGHTS)

@@ -11,6 +11,7 @@ from pathlib import Path
 from inspect_ai.log import read_eval_log
 
 from conftest import ROOT
+from tom_eval.providers.human import INPUT_ENDED
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
 ARGS = ["-T", "ids=12,17", "-T", "extras=0A", "-T", "reps=1", "--max-samples", "1"]
@@ -59,7 +60,22 @@ def test_a_person_plays_from_a_pipe(tmp_path: Path) -> None:
     assert all(sample.scores for sample in log.samples or [])
 
 
-def test_input_that_ends_early_stops_the_eval_with_a_clear_message(tmp_path: Path) -> None:
+def test_input_that_ends_early_stops_the_eval_in_one_line_and_resumes(tmp_path: Path) -> None:
+    """Inspect's own notice of an interrupted eval, no traceback, the message as the last
+    line and a failing exit; `inspect eval-retry` then plays what is left."""
     run, path = play(tmp_path, "F\n")
-    assert "the input ended before the eval did" in run.stdout + run.stderr
-    assert read_eval_log(str(path), header_only=True).status == "error"
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines()[-1] == INPUT_ENDED
+    assert "Traceback" not in run.stdout + run.stderr
+    assert read_eval_log(str(path), header_only=True).status == "cancelled"
+    retry = subprocess.run(
+        [INSPECT, "eval-retry", str(path), "--log-dir", str(path.parent), "--display", "plain"],
+        input="F\nB\nbasket\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert retry.returncode == 0, retry.stderr
+    [resumed] = [log for log in path.parent.iterdir() if log != path]
+    assert read_eval_log(str(resumed)).status == "success"

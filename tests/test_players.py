@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser, GenerateConfig
 
+from conftest import ROOT
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.generation import generate
 from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat, parse_action
@@ -88,3 +93,62 @@ def test_unknown_players_are_refused() -> None:
     assert set(POLICIES) == {"oracle", "always-pass", "random", "no-tom"}
     with pytest.raises(PrerequisiteError, match="unknown reference player 'tom/genius'"):
         ReferencePlayer("genius")
+
+
+INSPECT = str(Path(sys.executable).parent / "inspect")
+FIXTURE_DATA = "tests/fixtures/knowledge"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        (
+            ["tasks/knp.py", "--model", "tom/oracle", "-T", f"data_dir={FIXTURE_DATA}"],
+            "tom/oracle cannot play knp: it plays tom",
+        ),
+        (
+            ["tasks/tom.py", "--model", "tom/gold", "-T", "ids=12", "-T", "reps=1"],
+            "tom/gold cannot play tom: it plays knp, knp -T open_ended=true, ikd",
+        ),
+        (
+            ["tasks/knp.py", "--model", "tom/always-a", "-T", "open_ended=true"],
+            "tom/always-a cannot play knp -T open_ended=true: it plays knp",
+        ),
+        (
+            ["tasks/false_belief.py", "--model", "tom/rational", "-T", "sample=2"],
+            "tom/rational cannot play false_belief: it plays coherence",
+        ),
+    ],
+)
+def test_a_player_asked_to_play_another_task_says_so_in_one_line(
+    tmp_path: Path, arguments: list[str], line: str
+) -> None:
+    """Refused as the task is built: one line, a failing exit, and no log."""
+    run = subprocess.run(
+        [INSPECT, "eval", *arguments, "--log-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert run.returncode == 1
+    assert [text for text in (run.stdout + run.stderr).splitlines() if text.strip()] == [line]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_from_python_the_first_call_stops_the_eval_in_one_line(tmp_path: Path) -> None:
+    """A task built before its model is known cannot refuse it: the player's first call
+    stops the eval as an interrupt does (the log is cancelled), with the same line."""
+    code = (
+        "from inspect_ai import eval\n"
+        "from tasks.knp import knp\n"
+        f"task = knp(data_dir='{FIXTURE_DATA}')\n"
+        f"eval(task, model='tom/oracle', log_dir='{tmp_path}', display='none')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1] == "tom/oracle cannot play knp: it plays tom"
+    [log] = tmp_path.iterdir()
+    assert read_eval_log(str(log), header_only=True).status == "cancelled"

@@ -28,6 +28,7 @@ from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
 class CoherencePlayer(LocalProvider):
     """`tom/rational`, `tom/random-agent`; model args: `seed`, `logprobs`."""
 
+    PLAYS = ("coherence",)
     ARGS: ClassVar[Mapping[str, Arg]] = {"seed": Arg(0, int), "logprobs": Arg(True, yes_no)}
     seed: int
     logprobs: bool

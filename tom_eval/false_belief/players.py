@@ -54,6 +54,7 @@ def answer_of(
 class FalseBeliefPlayer(LocalProvider):
     """`tom/belief-oracle`, `tom/reality-biased`; model args: `confidence`, `logprobs`."""
 
+    PLAYS = ("false_belief",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "confidence": Arg(0.9, float, lambda value: 0.5 < value < 1, rule="above 0.5 and below 1"),
         "logprobs": Arg(True, yes_no),

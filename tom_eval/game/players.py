@@ -161,6 +161,7 @@ def best_answer(view: PromptView, lines: list[str]) -> str:
 class ReferencePlayer(LocalProvider):
     """`tom/<policy>`; model args: `latency` (seconds per call), `seed` (for `random`)."""
 
+    PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "latency": Arg(0.0, float, **at_least(0)),
         "seed": Arg(0, int),

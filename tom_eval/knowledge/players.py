@@ -10,7 +10,8 @@
   (IKD): the judgment biases at their extremes.
 
 Like the other reference players they look the answer up in the running sample's metadata
-(a gold player of a fixed data set knows its key), and refuse a task they cannot play.
+(a gold player of a fixed data set knows its key); asked to play a task they cannot play,
+they end the eval in one line.
 """
 
 from __future__ import annotations
@@ -20,9 +21,17 @@ from typing import Any
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig
 
-from tom_eval.providers.base import LocalProvider, Reply
+from tom_eval.providers.base import LocalProvider, Reply, Unplayable
 
-POLICIES = ("gold", "always-a", "always-leak", "always-yes", "always-no")
+OPEN_KNP = "knp -T open_ended=true"
+POLICIES: dict[str, tuple[str, ...]] = {
+    "gold": ("knp", OPEN_KNP, "ikd"),
+    "always-a": ("knp",),
+    "always-leak": ("knp",),
+    "always-yes": ("ikd",),
+    "always-no": ("ikd",),
+}
+"""Each player, and the tasks it plays."""
 JUDGE_MARK = "You are an accuracy evaluator."
 """How the judge's prompt (Table 10) begins."""
 
@@ -31,8 +40,8 @@ def knp_reply(policy: str, metadata: dict[str, Any], prompt: str) -> str:
     options = metadata.get("options")
     right = str(metadata["answer_without_knowledge"])
     if options is None:  # the open-ended question, and its judge
-        if policy != "gold":
-            raise RuntimeError(f"tom/{policy} plays KNP's binary choice only")
+        if OPEN_KNP not in POLICIES[policy]:
+            raise Unplayable(f"tom/{policy} cannot play {OPEN_KNP}: it plays knp")
         if prompt.startswith(JUDGE_MARK):
             return "True" if f"Generated Answer: {right}\n" in prompt else "False"
         return f"Answer: {right}"
@@ -55,14 +64,12 @@ def ikd_reply(policy: str, metadata: dict[str, Any]) -> str:
 class KnowledgePlayer(LocalProvider):
     """`tom/gold`, `tom/always-a`, `tom/always-leak`, `tom/always-yes`, `tom/always-no`."""
 
+    def plays(self) -> tuple[str, ...]:
+        return POLICIES[self.model_name]
+
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         active = sample_active()
         metadata = (active.sample.metadata or {}) if active else {}
-        knp = "answer_without_knowledge" in metadata
-        ikd = metadata.get("kind") in ("original", "error")
-        plays = {"gold": knp or ikd, "always-yes": ikd, "always-no": ikd}.get(self.model_name, knp)
-        if not plays:
-            raise RuntimeError(f"{self.name} plays the knowledge tasks only (knp.py, ikd.py)")
-        if knp:
+        if "answer_without_knowledge" in metadata:
             return Reply(knp_reply(self.model_name, metadata, input[-1].text))
         return Reply(ikd_reply(self.model_name, metadata))

@@ -11,15 +11,25 @@ own: `reply`, and `setup` where it keeps state. A new reference player is one sm
 
 Token usage is counted as four characters a token, so no tokenizer is downloaded
 (Inspect's default counter fetches one).
+
+A provider that cannot go on ends the whole eval in one line, never with a traceback
+(`stop_eval`): a reference player asked to play a task it does not play (refused before
+the eval starts by the tasks' `refuse_unplayable`, and at its first call otherwise), and a
+person whose input ends early.
 """
 
 from __future__ import annotations
 
+import signal
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
+import anyio
+import click
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
@@ -31,6 +41,7 @@ from inspect_ai.model import (
     ModelUsage,
     StopReason,
 )
+from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 DEFAULT_CONFIG = GenerateConfig()
@@ -116,11 +127,19 @@ class Reply:
     """Tokens of the reply, where the provider knows them (else estimated)."""
 
 
+class Unplayable(Exception):
+    """Raised by a provider's reply: the running sample is of a task (or a variant of one,
+    named by the message) that it does not play."""
+
+
 class LocalProvider(ModelAPI):
     """A provider that answers in this process: declared model args, a reply, token usage."""
 
     PREFIX: ClassVar[str] = "tom"
     ARGS: ClassVar[Mapping[str, Arg]] = {}
+    PLAYS: ClassVar[tuple[str, ...]] = ()
+    """The tasks it plays, as the tasks name themselves to `refuse_unplayable` (`tom`,
+    `knp`, `knp -T open_ended=true`, ...); empty: any."""
 
     def __init__(
         self,
@@ -144,6 +163,17 @@ class LocalProvider(ModelAPI):
     def setup(self) -> None:
         """Checks and state of the provider's own, once its args are read."""
 
+    def plays(self) -> tuple[str, ...]:
+        """The tasks this provider plays (`PLAYS`, unless it depends on the player)."""
+        return self.PLAYS
+
+    def refusal(self, task: str) -> str | None:
+        """Why it cannot play `task`, in one line; None when it can."""
+        plays = self.plays()
+        if not plays or task in plays:
+            return None
+        return f"{self.name} cannot play {task}: it plays {', '.join(plays)}"
+
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         raise NotImplementedError
 
@@ -154,7 +184,15 @@ class LocalProvider(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        reply = await self.reply(input, config)
+        active = sample_active()
+        task = active.task.removeprefix("tom_eval/") if active else None
+        refusal = self.refusal(task) if task else None
+        try:
+            if refusal:
+                raise Unplayable(refusal)
+            reply = await self.reply(input, config)
+        except Unplayable as error:
+            await stop_eval(str(error))
         output = ModelOutput(
             model=self.name,
             choices=[
@@ -179,3 +217,40 @@ class LocalProvider(ModelAPI):
 
     async def count_text_tokens(self, text: str) -> int:
         return tokens(text)
+
+
+def refuse_unplayable(task: str) -> None:
+    """Called by each task as it is built, where Inspect has made the model under
+    evaluation active: a provider of ours that does not play `task` ends the eval before
+    it starts, in one line and with no log (a PrerequisiteError)."""
+    model = active_model()
+    api = model.api if model is not None else None
+    refusal = api.refusal(task) if isinstance(api, LocalProvider) else None
+    if refusal:
+        raise PrerequisiteError(refusal)
+
+
+_stopping: list[str] = []
+
+
+async def stop_eval(message: str) -> NoReturn:
+    """End the whole eval as an operator's Ctrl-C does: Inspect stops every sample, writes
+    the log as cancelled (`inspect eval-retry` resumes it) and prints its short notice,
+    with no traceback. Then `message` is the last line on stderr and `inspect eval` exits
+    with status 1 (after an interrupt of its own it exits 0). The first stop's message
+    counts; other samples stopping at the same moment only wait for the end."""
+    if not _stopping:
+        _stopping.append(message)
+        context = click.get_current_context(silent=True)
+        if context is None:  # eval() from Python: it returns, and the log is cancelled
+            print(message, file=sys.stderr)
+        else:  # the inspect command: once it has printed its notice
+            context.call_on_close(lambda: _exit_with(message))
+        signal.raise_signal(signal.SIGINT)
+    await anyio.sleep_forever()
+    raise AssertionError("unreachable: the eval was cancelled")
+
+
+def _exit_with(message: str) -> NoReturn:
+    print(message, file=sys.stderr)
+    raise click.exceptions.Exit(1)

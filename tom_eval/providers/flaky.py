@@ -53,6 +53,7 @@ class FlakyPlayer(LocalProvider):
     """`tom/flaky`; model args: `player`, `error_rate`, `timeout_rate`, `max_faults`,
     `hang`, `backoff`, and the wrapped player's `seed` and `latency`."""
 
+    PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "player": Arg("oracle"),
         "error_rate": Arg(0.0, float, **at_least(0)),

@@ -26,7 +26,7 @@ from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage
 from inspect_ai.util import input_screen
 
-from tom_eval.providers.base import Arg, LocalProvider, Reply
+from tom_eval.providers.base import Arg, LocalProvider, Reply, stop_eval
 
 RULES_END = "\n\nSTORY\n"
 """Where the rules end in the first message of a trial (`prompts.action_prompt`)."""
@@ -36,8 +36,7 @@ STUDY_SENTENCE = (
 )
 
 
-class HumanInputEnded(RuntimeError):
-    """The person (or the pipe) stopped before the eval did."""
+INPUT_ENDED = "tom/human: the input ended before the eval did; resume with inspect eval-retry <log>"
 
 
 class HumanPlayer(LocalProvider):
@@ -55,13 +54,19 @@ class HumanPlayer(LocalProvider):
         if self.replies is not None:
             text, seconds = self._replay(input)
             return Reply(text, time=seconds)
-        return Reply(self._ask(input))
+        typed = self._ask(input)
+        if typed is None:
+            # The person stopped (Ctrl-D, or the end of piped input): the eval stops as if
+            # interrupted, and `inspect eval-retry` resumes it.
+            await stop_eval(INPUT_ENDED)
+        return Reply(typed)
 
     def usage(self, input: list[ChatMessage], reply: Reply) -> ModelUsage:
         """Nothing to count: a person's reply costs no tokens."""
         return ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
 
-    def _ask(self, input: list[ChatMessage]) -> str:
+    def _ask(self, input: list[ChatMessage]) -> str | None:
+        """The line the person typed; None when the input has ended."""
         self.screens += 1
         with input_screen(header=f"Screen {self.screens}") as console:
             console.print(self._screen_text(input), markup=False, highlight=False)
@@ -69,12 +74,7 @@ class HumanPlayer(LocalProvider):
                 try:
                     line = console.input("Your reply> ").strip()
                 except EOFError:
-                    # The person stopped (Ctrl-D, or the end of piped input): the eval
-                    # stops as if interrupted, and `inspect eval-retry` resumes it.
-                    raise HumanInputEnded(
-                        "tom/human: the input ended before the eval did; resume with "
-                        "inspect eval-retry <log>"
-                    ) from None
+                    return None
                 if line:
                     return line
 
