@@ -248,10 +248,11 @@ def assert_killed_part_way(log: Path) -> set[str]:
 
 
 def assert_reported_once(log_dir: Path) -> None:
-    """`tom-eval report` over the folder counts each sample once (the killed log is skipped)."""
+    """`tom-eval report` over the folder counts each sample once (the killed log, which holds
+    samples but no results, is skipped and named as unfinished)."""
     results = load([log_dir])
     assert len(results.samples) == SAMPLES
-    assert any("no scored samples; skipped" in warning for warning in results.warnings)
+    assert any("unfinished run (status started) holding" in warning for warning in results.warnings)
 
 
 def test_a_killed_eval_resumes_with_eval_retry(tmp_path: Path, reference: Outcome) -> None:

@@ -3,9 +3,35 @@ line that names the place (file, line or item) and the problem."""
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any, NoReturn
 
 from tom_eval.errors import InputError
+
+READ_ERRORS = (ValueError, RecursionError)
+"""What `json.loads` (and `yaml.safe_load`, for RecursionError) raise on text they refuse:
+a syntax error (JSONDecodeError, a ValueError), nesting deeper than Python's recursion
+limit, or an integer longer than Python's conversion limit."""
+
+
+def json_problem(error: ValueError | RecursionError, one_line: bool = False) -> str:
+    """What is wrong with text `json.loads` refused, in words (`one_line`: without the
+    line number, for a file of JSON lines)."""
+    if isinstance(error, json.JSONDecodeError):
+        where = f"column {error.colno}" if one_line else f"line {error.lineno} column {error.colno}"
+        return f"invalid JSON at {where} ({error.msg})"
+    if isinstance(error, RecursionError):
+        return "nested too deeply to read"
+    return f"holds a number longer than {sys.get_int_max_str_digits()} digits"
+
+
+def load_json(text: str, where: str, one_line: bool = False) -> Any:
+    """`json.loads`, with any refusal an InputError naming `where`."""
+    try:
+        return json.loads(text)
+    except READ_ERRORS as error:
+        raise InputError(f"{where}: {json_problem(error, one_line)}") from None
 
 
 class JsonFields:

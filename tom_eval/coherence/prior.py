@@ -25,7 +25,7 @@ from tom_eval.errors import InputError
 def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> dict[str, float]:
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+    except (OSError, UnicodeDecodeError, RecursionError, yaml.YAMLError) as error:
         reason = getattr(error, "strerror", None) or type(error).__name__
         raise InputError(f"{path}: cannot read the prior ({reason})") from None
     if not isinstance(document, dict) or not document:

@@ -44,6 +44,7 @@ from tom_eval.coherence.parsing import (
 )
 from tom_eval.coherence.prompts import fields, parse_answer, schema
 from tom_eval.coherence.worlds import Item, find_item
+from tom_eval.json_fields import READ_ERRORS
 
 Estimator = Literal["logprobs", "sampling"]
 ESTIMATORS: tuple[Estimator, ...] = ("logprobs", "sampling")
@@ -133,7 +134,7 @@ def reply_answer(item: Item, output: ModelOutput) -> str | None:
     try:
         document = json.loads(text[start : end + 1]) if 0 <= start < end else None
         return parse_answer(item, document) if isinstance(document, dict) else None
-    except ValueError:
+    except READ_ERRORS:  # not JSON, too deep or a number too long: no answer, counted
         return None
 
 

@@ -40,8 +40,6 @@ Blank lines are ignored. `write_items` writes this format with every story prese
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, cast
 
@@ -60,7 +58,8 @@ from tom_eval.false_belief.items import (
     reverse,
     wrong_answer,
 )
-from tom_eval.json_fields import JsonFields
+from tom_eval.files import write_atomically
+from tom_eval.json_fields import JsonFields, load_json
 
 # ---------------------------------------------------------------------------- writing
 
@@ -89,15 +88,7 @@ def item_fields(item: Item) -> dict[str, Any]:
 def write_items(path: Path, items: list[Item]) -> None:
     """Write atomically: the file appears complete or not at all."""
     lines = [json.dumps(item_fields(item), ensure_ascii=False) for item in items]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write("".join(f"{line}\n" for line in lines))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, "".join(f"{line}\n" for line in lines))
 
 
 # ---------------------------------------------------------------------------- reading
@@ -117,13 +108,7 @@ def read_items(path: Path) -> list[Item]:
         if not line.strip():
             continue
         where = f"{path} line {number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(
-                f"{where}: invalid JSON at column {error.colno} ({error.msg})"
-            ) from error
-        item = _item(where, data)
+        item = _item(where, load_json(line, where, one_line=True))
         if item.item_id in seen:
             raise InputError(f"{where}: item '{item.item_id}' appears twice")
         seen.add(item.item_id)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from tom_eval.errors import InputError
 from tom_eval.game.epistemics import assess_steps, observe
 from tom_eval.game.oracle import Solution, solve
-from tom_eval.game.spec import EXTRAS, SpecRow
+from tom_eval.game.spec import EXTRAS, SpecRow, scenario_key
 from tom_eval.game.validation import ANSWERER_ROLES, extra_group_violations, generator_violations
 from tom_eval.game.world import (
     CHARACTERS,
@@ -63,6 +63,11 @@ QUESTION_WEIGHT = 4.0
 """How much likelier a walk acts on the question container than on another one."""
 
 
+MAX_SCENARIOS = 200_000
+"""The most scenarios one call generates: all of them are held in memory (about 10 kB
+each, so 2 GB), to be written in the file's order (by Id, Extra, then rep)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Generated:
     """One generated scenario and where it came from."""
@@ -74,7 +79,7 @@ class Generated:
 
     @property
     def key(self) -> str:
-        return f"{self.row.id}-{self.row.extra}-r{self.rep}"
+        return scenario_key(self.row.id, self.row.extra, self.rep)
 
 
 def generate(
@@ -87,6 +92,12 @@ def generate(
     """
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
+    if len(rows) * reps > MAX_SCENARIOS:
+        raise InputError(
+            f"{len(rows)} spec rows x {reps:,} reps is {len(rows) * reps:,} scenarios; at most "
+            f"{MAX_SCENARIOS:,} are generated at once (they are held in memory, about 10 kB "
+            "each): ask for fewer reps or rows"
+        )
     by_id: dict[int, list[SpecRow]] = {}
     for row in rows:
         by_id.setdefault(row.id, []).append(row)

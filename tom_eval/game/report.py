@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tom_eval.files import write_atomically
 from tom_eval.game import analysis, charts
 from tom_eval.game.epistemics import observe
 from tom_eval.game.mastery import slug
@@ -140,7 +141,7 @@ def write_comparison(first: analysis.Results, second: analysis.Results, out: Pat
         "",
     ]
     path = out / "compare.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    write_atomically(path, "\n".join(lines))
     return path
 
 

@@ -14,18 +14,24 @@ The reference format is one JSON object {chars, chartypes, scenarios: [...]} as 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tom_eval.errors import InputError
+from tom_eval.files import write_atomically
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.game.generation import Generated
 from tom_eval.game.oracle import Solution
-from tom_eval.game.spec import ANSWERERS, EXTRAS, SPEC_ACTIONS, SpecRow, is_whole_number
+from tom_eval.game.spec import (
+    ANSWERERS,
+    EXTRAS,
+    SPEC_ACTIONS,
+    SpecRow,
+    is_whole_number,
+    scenario_key,
+)
 from tom_eval.game.world import (
     CHARACTERS,
     CONTAINERS,
@@ -37,10 +43,13 @@ from tom_eval.game.world import (
     Put,
     Scenario,
 )
-from tom_eval.json_fields import JsonFields
+from tom_eval.json_fields import READ_ERRORS, JsonFields, json_problem, load_json
 
 OUR_FORMAT = "tom-eval"
 REFERENCE_FORMAT = "reference"
+MAX_LINE = 1_000_000
+"""The longest line a tom-eval scenario file may hold, in characters: a record is about
+2 kB, so a longer line is not a scenario (and would be read whole into memory)."""
 
 
 @dataclass(frozen=True)
@@ -129,15 +138,7 @@ def event_fields(event: Event) -> dict[str, str]:
 def write_scenarios(path: Path, generated: list[Generated]) -> None:
     """Write atomically: the file appears complete or not at all."""
     lines = [json.dumps(record_fields(item), ensure_ascii=False) for item in generated]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write("\n".join(lines) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, "\n".join(lines) + "\n")
 
 
 # ---------------------------------------------------------------------------- reading
@@ -155,12 +156,10 @@ def read_scenarios(path: Path) -> list[ScenarioRecord]:
         raise InputError(f"{path}: empty file, no scenarios")
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError as error:
-        if _first_line_is_object(text):
+    except READ_ERRORS as error:
+        if isinstance(error, json.JSONDecodeError) and _first_line_is_object(text):
             return _read_json_lines(path, text)
-        raise InputError(
-            f"{path}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})"
-        ) from error
+        raise InputError(f"{path}: {json_problem(error)}") from None
     if isinstance(whole, dict) and "scenarios" in whole:
         return _read_reference(path, whole)
     return _read_json_lines(path, text)
@@ -171,7 +170,7 @@ def _first_line_is_object(text: str) -> bool:
     first = text.lstrip().split("\n", 1)[0]
     try:
         return isinstance(json.loads(first), dict)
-    except json.JSONDecodeError:
+    except READ_ERRORS:
         return False
 
 
@@ -181,13 +180,12 @@ def _read_json_lines(path: Path, text: str) -> list[ScenarioRecord]:
         if not line.strip():
             continue
         where = f"{path} line {number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
+        if len(line) > MAX_LINE:
             raise InputError(
-                f"{where}: invalid JSON at column {error.colno} ({error.msg})"
-            ) from error
-        records.append(_our_record(where, data))
+                f"{where}: {len(line):,} characters long, not a scenario record "
+                f"(a record is about 2 kB; at most {MAX_LINE:,})"
+            )
+        records.append(_our_record(where, load_json(line, where, one_line=True)))
     _check_unique_keys(path, records)
     return records
 
@@ -208,18 +206,24 @@ def _our_record(where: str, data: Any) -> ScenarioRecord:
     extra = fields.choice("extra", EXTRAS)
     scenario = read_story_fields(data, where)
     labels = JsonFields(f"{where} labels", fields.mapping("labels"))
+    spec_id, rep = fields.integer("id"), fields.integer("rep")
+    if key != scenario_key(spec_id, extra, rep):
+        fields.fail(
+            f"the key contradicts 'id' {spec_id}, 'extra' {extra} and 'rep' {rep} "
+            f"(they make the key {scenario_key(spec_id, extra, rep)})"
+        )
     return ScenarioRecord(
         key=key,
         scenario=scenario,
         asked=_asked(
-            fields.integer("id"),
+            spec_id,
             extra,
             fields.choice("answerer_role", ANSWERERS),
             labels,
             ("self", "teammate", "opponent"),
             fields.choice("spec_action", SPEC_ACTIONS),
         ),
-        rep=fields.integer("rep"),
+        rep=rep,
         stored={name: data[name] for name in _DERIVED if name in data},
         source_format=OUR_FORMAT,
     )
@@ -329,7 +333,7 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
     spec_id = int(id_text)
     extra = fields.choice("extra", EXTRAS)
     rep = fields.integer("rep")
-    key = f"{spec_id}-{extra}-r{rep}"
+    key = scenario_key(spec_id, extra, rep)
     fields = JsonFields(f"{path} scenario {index + 1} ({key})", data)
     answerer = fields.choice("who_answers", tuple(_REFERENCE_ANSWER_ROLES))
     events = [
@@ -344,9 +348,6 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
         question=fields.text("question_container"),
         answerer=answerer,
     )
-    transitions = JsonFields(
-        f"{fields.where} epistemic_transitions", fields.mapping("epistemic_transitions")
-    )
     return ScenarioRecord(
         key=key,
         scenario=scenario,
@@ -359,12 +360,19 @@ def _reference_record(path: Path, index: int, data: Any) -> ScenarioRecord:
             fields.choice("correct_action", SPEC_ACTIONS),
         ),
         rep=rep,
-        stored={
-            "visible_events": fields.integer("situation_event_count"),
-            "reference_ect": transitions.integer("total"),
-        },
+        stored={"visible_events": fields.integer("situation_event_count")} | _reference_ect(fields),
         source_format=REFERENCE_FORMAT,
     )
+
+
+def _reference_ect(fields: JsonFields) -> dict[str, int]:
+    """The reference's transition count, which only feeds a note of `check`: a file
+    without `epistemic_transitions` is read, and the note is skipped."""
+    if "epistemic_transitions" not in fields.data:
+        return {}
+    where = f"{fields.where} epistemic_transitions"
+    transitions = JsonFields(where, fields.mapping("epistemic_transitions"))
+    return {"reference_ect": transitions.integer("total")}
 
 
 def _reference_event(fields: JsonFields, number: int, data: Any) -> Event:

@@ -62,6 +62,11 @@ class SpecRow:
         return self.self_label, self.teammate_label, self.opponent_label
 
 
+def scenario_key(spec_id: int, extra: str, rep: int) -> str:
+    """A scenario's key, e.g. 12-0A-r3."""
+    return f"{spec_id}-{extra}-r{rep}"
+
+
 def read_spec(path: Path | None = None) -> list[SpecRow]:
     """Read and validate a spec table; any problem is one InputError naming file and row."""
     path = path or default_spec_file()
@@ -76,6 +81,8 @@ def read_spec(path: Path | None = None) -> list[SpecRow]:
         raise InputError(f"{path}: cannot read ({error.strerror})") from error
     except (csv.Error, UnicodeDecodeError) as error:
         raise InputError(f"{path}: not a CSV file ({error})") from error
+    if not rows:
+        raise InputError(f"{path}: no spec rows, only the header")
     _check_unique(path, rows)
     return rows
 
@@ -228,6 +235,10 @@ def read_mastery(path: Path | None = None) -> Mastery:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to read") from None
     except yaml.YAMLError as error:
         raise InputError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from error
     if not isinstance(data, dict):

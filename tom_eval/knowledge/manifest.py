@@ -13,14 +13,13 @@ nothing is written. The list is written aside and renamed into place.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from tom_eval.errors import InputError
+from tom_eval.files import write_atomically
 from tom_eval.knowledge.records import read_ikd, read_knp
 from tom_eval.knowledge.source import COMMIT, IKD, KNP, PUBLISHED, REPOSITORY, manifest_lines
 
@@ -48,7 +47,7 @@ def write_published(clone: Path, out: Path) -> int:
         raise InputError(f"{clone}: {len(missing)} data file(s) missing, e.g. {missing[0]}")
     read_knp(clone, str(clone))
     read_ikd(clone, str(clone))
-    _write_atomically(out, HEADER + manifest_lines(clone, names))
+    write_atomically(out, HEADER + manifest_lines(clone, names))
     return len(names)
 
 
@@ -63,21 +62,6 @@ def _git(clone: Path, *args: str) -> str:
         problem = (done.stderr.strip().splitlines() or ["git failed"])[-1]
         raise InputError(f"{clone}: not a git clone ({problem})")
     return done.stdout.strip()
-
-
-def _write_atomically(out: Path, text: str) -> None:
-    try:
-        handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.")
-    except OSError as error:
-        raise InputError(f"{out}: cannot write there ({error.strerror})") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, out)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def main(argv: Sequence[str] | None = None) -> int:

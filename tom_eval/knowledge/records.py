@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from tom_eval.errors import InputError
-from tom_eval.json_fields import JsonFields
+from tom_eval.json_fields import READ_ERRORS, JsonFields, json_problem
 from tom_eval.knowledge.parsing import words
 from tom_eval.knowledge.source import (
     ERROR_FILES,
@@ -185,11 +185,15 @@ def _records(
 
 def _fields(path: Path, where: str) -> JsonFields:
     try:
-        return JsonFields(where, json.loads(path.read_text(encoding="utf-8")))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{where}: not UTF-8 text") from None
+    try:
+        return JsonFields(where, json.loads(text))
     except json.JSONDecodeError as error:
         raise InputError(f"{where}: not JSON ({error.msg}, line {error.lineno})") from None
+    except READ_ERRORS as error:
+        raise InputError(f"{where}: {json_problem(error)}") from None
 
 
 def _genre(fields: JsonFields, base: OriginalStory | None) -> str:

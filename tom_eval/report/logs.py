@@ -10,9 +10,12 @@ import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 import pandas as pd
 from inspect_ai.analysis import evals_df
+from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
 from tom_eval.errors import InputError
 
@@ -29,24 +32,66 @@ REASONING_CONFIG = (
 
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
     """One row per log under `paths` with scored samples, each with its `reasoning` label and
-    `thinking` (off, on or default); and a warning for each log left out."""
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"{path}: no such file or directory")
-    logs = [str(path) for path in paths]
+    `thinking` (off, on or default); and a warning for each log left out: one that cannot
+    be read, and one with no results (empty, or unfinished)."""
+    logs, warnings = readable_logs(paths)
+    if not logs:
+        skipped = f" ({'; '.join(warnings)})" if warnings else ""
+        raise InputError(f"{', '.join(map(str, paths))}: no Inspect logs found{skipped}")
     try:
         evals = evals_df(logs, quiet=quiet)
     except Exception as error:  # Inspect raises several types for unreadable logs
         raise InputError(f"{', '.join(logs)}: cannot read the logs ({error})") from None
-    if evals.empty:
-        raise InputError(f"{', '.join(logs)}: no Inspect logs found")
     empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
-    warnings = [f"{log}: run has no scored samples; skipped" for log in evals.loc[empty, "log"]]
+    warnings += [
+        without_results(log, status)
+        for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
+    ]
     evals = evals[~empty].copy()
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
     evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
     return evals, warnings
+
+
+def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """The Inspect logs under `paths` whose header can be read, and a warning naming each
+    one that cannot (a corrupt or cut-off file), which the report leaves out."""
+    logs, warnings = [], []
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+        found = (
+            [_local(info.name) for info in list_eval_logs(str(path))]
+            if path.is_dir()
+            else [str(path)]
+        )
+        for log in found:
+            try:
+                read_eval_log(log, header_only=True)
+            except Exception as error:  # Inspect raises several types for unreadable logs
+                warnings.append(f"{log}: not a readable Inspect log ({error}); skipped")
+                continue
+            logs.append(log)
+    return logs, warnings
+
+
+def _local(name: str) -> str:
+    """A log's name as a path where it is a local file (Inspect lists file:// URIs)."""
+    return url2pathname(urlparse(name).path) if name.startswith("file://") else name
+
+
+def without_results(log: str, status: str) -> str:
+    """Why a log without results is left out: a finished run with no scored sample, or an
+    unfinished one (killed, interrupted or failed) that may hold scored samples, which a
+    resumed run reports."""
+    saved = len(read_eval_log_sample_summaries(log))
+    if status == "success" or not saved:
+        return f"{log}: run has no scored samples; skipped"
+    return (
+        f"{log}: unfinished run (status {status}) holding {saved} sample(s) but no results; "
+        "skipped (resume it with inspect eval-retry, and report the finished log)"
+    )
 
 
 def label_runs(evals: pd.DataFrame, setting: Callable[[dict[str, Any]], str]) -> pd.Series:

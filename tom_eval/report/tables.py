@@ -9,13 +9,14 @@ from typing import Any
 import pandas as pd
 
 from tom_eval.errors import InputError
+from tom_eval.files import writable_folder
 
 
 def make_folder(out: Path) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InputError(f"{out}: cannot write the report there ({error.strerror})") from None
+    """The report's folder, refused in one line when it is a file or cannot be written."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: is a file; --out names a folder for the report")
+    writable_folder(out)
 
 
 def interval(value: float, low: float, high: float) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tom_eval.errors import InputError
+from tom_eval.files import write_atomically
 from tom_eval.report.logs import read_evals
 from tom_eval.report.section import Context, Section
 from tom_eval.report.tables import make_folder
@@ -40,5 +41,5 @@ def write_report(
     warned = [f"> warning: {warning}" for warning in context.warnings]
     lines = ["# tom-eval report", "", *warned, *([""] if warned else []), *body]
     path = out / "report.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    write_atomically(path, "\n".join(lines))
     return path, context.warnings

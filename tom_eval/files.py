@@ -1,0 +1,57 @@
+"""Files and folders tom-eval writes where the user says (`--out`): written whole or not
+at all, with the user's usual file mode, and any problem one InputError naming the path
+(a folder where a file should be, a file on the way to a folder, no permission)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from tom_eval.errors import InputError
+
+
+def usual_mode() -> int:
+    """The mode a new file of this user gets (0o666 less the umask): `mkstemp` makes its
+    files owner-only, which an output file should not stay."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def writable_folder(folder: Path, named: Path | None = None) -> None:
+    """`folder` exists (created with its parents if needed) and can be written in; errors
+    name `named` (the file to be written in it), else the folder."""
+    for ancestor in (folder, *folder.parents):
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise InputError(f"{named or folder}: {ancestor} is a file, not a folder")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise InputError(
+            f"{named or folder}: cannot write in {folder} ({error.strerror})"
+        ) from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """`text` into `path` through a temporary file in the same folder, renamed into
+    place: the file appears whole or not at all, with the usual mode."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; give a file name")
+    writable_folder(path.parent, path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.chmod(temporary, usual_mode())
+        os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise InputError(f"{path}: cannot write it ({error.strerror})") from None
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
