@@ -4,7 +4,10 @@ pages and their safety checks (Flask's test client), and export to Inspect logs.
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -254,18 +257,56 @@ def test_admin_endpoints_need_the_token(study: tuple[Flask, StudyDesign, Store])
             "1": {"active": 1, "complete": 0, "abandoned": 0},
             "2": {"active": 0, "complete": 0, "abandoned": 0},
         },
+        "export": {
+            "running": False,
+            "done": 0,
+            "total": 0,
+            "finished": None,
+            "problem": None,
+            "download": False,
+        },
     }
+    for path in ("/admin/export", "/admin/export.zip"):
+        assert client.get(path).status_code == 403
+    assert client.post("/admin/export").status_code == 403
 
 
-def test_the_export_endpoint_returns_the_logs_as_a_zip(
+def test_the_export_endpoint_runs_in_the_background_and_serves_the_last_export(
     study: tuple[Flask, StudyDesign, Store],
 ) -> None:
+    """No request replays anyone: a POST starts one export process for everybody, the
+    status page shows its progress, and the last export is downloaded as a zip."""
     import io
     import zipfile
 
     app, design, store = study
     play_out(start(app, "p1"), design, store, "p1", "oracle")
-    response = app.test_client().get("/admin/export?token=secret")
+    admin = app.test_client()
+    assert "No export yet" in admin.get("/admin/export?token=secret").get_data(as_text=True)
+    assert admin.get("/admin/export.zip?token=secret").status_code == 404
+    started = admin.post("/admin/export?token=secret")
+    assert started.status_code == 303 and started.location.endswith("/admin/export?token=secret")
+    assert admin.post("/admin/export?token=secret").status_code == 409  # one at a time
+    deadline = time.monotonic() + 120
+
+    def export_status() -> dict[str, Any]:
+        status: dict[str, Any] = (admin.get("/admin/status?token=secret").json or {})["export"]
+        return status
+
+    while (status := export_status())["running"]:
+        assert time.monotonic() < deadline, "the export did not finish"
+        time.sleep(0.2)
+    assert status == {
+        "running": False,
+        "done": 1,
+        "total": 1,
+        "finished": status["finished"],
+        "problem": None,
+        "download": True,
+    }
+    page = admin.get("/admin/export?token=secret").get_data(as_text=True)
+    assert "Last export (1 participants)" in page and "download the logs" in page
+    response = admin.get("/admin/export.zip", headers={"Authorization": "Bearer secret"})
     assert response.status_code == 200
     names = zipfile.ZipFile(io.BytesIO(response.data)).namelist()
     assert len(names) == 1 and names[0].endswith(".eval")
@@ -337,6 +378,81 @@ def test_browsers_starting_one_new_id_at_once_cannot_both_own_it(
     assert sorted(codes) == [200] + [403] * 7
 
 
+PROXIED = {
+    # nginx's default proxy_pass: the Host the app sees is the upstream's, not the
+    # participant's; the browser's own headers pass through unchanged.
+    "Host": "127.0.0.1:8000",
+    "X-Real-IP": "203.0.113.7",
+    "Connection": "close",
+    "Origin": "https://study.example.org",
+    "Referer": "https://study.example.org/?PROLIFIC_PID=p1",
+    "Sec-Fetch-Site": "same-origin",
+    "Sec-Fetch-Mode": "navigate",
+    "Sec-Fetch-Dest": "document",
+}
+
+
+def test_a_participant_behind_a_reverse_proxy_starts_and_submits(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    app, design, store = study
+    client = app.test_client()
+    form = {"participant": "p1", "study_id": "s1", "session_id": ""}
+    assert client.post("/start", data=form, headers=PROXIED).status_code == 302
+    step = next_step(design, store.participant("p1") or pytest.fail(), [])
+    assert step is not None
+    reply = {"position": "0", "step": "0", "reply": "A"}
+    assert client.post("/play", data=reply, headers=PROXIED).status_code == 302
+    assert len(store.replies("p1")) == 1
+    # Another site's form through the same proxy is still refused.
+    evil = PROXIED | {"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
+    sibling = PROXIED | {"Origin": "https://evil.example.org", "Sec-Fetch-Site": "same-site"}
+    for headers in (evil, sibling, PROXIED | {"Origin": "null", "Sec-Fetch-Site": "cross-site"}):
+        assert client.post("/start", data=form, headers=headers).status_code == 403
+
+
+def test_without_sec_fetch_site_the_public_url_is_the_studys_own(tmp_path: Path) -> None:
+    """An older browser sends Origin only: behind a proxy it is the public address."""
+    old_browser = {key: value for key, value in PROXIED.items() if not key.startswith("Sec-")}
+    form = {"participant": "p1", "study_id": "s1", "session_id": ""}
+    design = open_design(tmp_path, dict(SHORT))
+    plain = create_app(tmp_path, design, StudySettings(admin_token="secret"))
+    assert plain.test_client().post("/start", data=form, headers=old_browser).status_code == 403
+    settings = StudySettings(admin_token="secret", public_urls=("https://study.example.org/",))
+    public = create_app(tmp_path, design, settings)
+    assert public.test_client().post("/start", data=form, headers=old_browser).status_code == 302
+    assert public.config["SESSION_COOKIE_SECURE"] is True
+    evil = old_browser | {"Origin": "https://evil.example"}
+    assert public.test_client().post("/start", data=form, headers=evil).status_code == 403
+
+
+def test_no_page_can_be_framed_by_another_site(study: tuple[Flask, StudyDesign, Store]) -> None:
+    app, _, _ = study
+    client = app.test_client()
+    for response in (client.get("/?PROLIFIC_PID=p1"), client.get("/play"), client.get("/x")):
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert response.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+
+
+def test_the_database_and_every_secret_are_owner_only_in_an_open_folder(tmp_path: Path) -> None:
+    from tom_eval.study.app import read_secret
+
+    data = tmp_path / "study"
+    data.mkdir(mode=0o755)
+    data.chmod(0o755)
+    (data / "admin_token").write_text("token")
+    (data / "admin_token").chmod(0o644)
+    app = create_app(data, open_design(data, dict(SHORT)), StudySettings(admin_token="secret"))
+    read_secret(data / "admin_token", b"fresh")
+    start(app, "p1").post("/play", data={"position": "0", "step": "0", "reply": "A"})
+    secret = ["study.sqlite", "study.sqlite-wal", "study.sqlite-shm", "secret_key", "admin_token"]
+    # While the database is open, SQLite's journal files exist, with the database's mode.
+    with closing(sqlite3.connect(data / "study.sqlite")) as open_database:
+        open_database.execute("SELECT COUNT(*) FROM replies").fetchone()
+        modes = {name: (data / name).stat().st_mode & 0o777 for name in secret}
+    assert modes == dict.fromkeys(secret, 0o600)
+
+
 def test_forms_posted_from_another_site_are_refused(
     study: tuple[Flask, StudyDesign, Store],
 ) -> None:
@@ -374,8 +490,6 @@ def test_the_answer_page_shows_the_chosen_option_in_full(
 def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
     study: tuple[Flask, StudyDesign, Store], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import sqlite3
-
     app, design, store = study
     play_out(start(app, "p1"), design, store, "p1", "oracle")
     play_out(start(app, "p2"), design, store, "p2", "oracle")

@@ -11,6 +11,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import NoReturn
 
@@ -131,12 +132,14 @@ def _serve(args: argparse.Namespace) -> int:
         completion_code=args.completion_code,
         completion_url=args.completion_url,
         timeout_minutes=args.timeout_minutes,
+        public_urls=tuple(public_url(url) for url in args.public_url),
     )
     server = create_server(
         create_app(args.data_dir, design, settings), host=args.host, port=args.port, threads=8
     )
     # One host gives one TCP server, which knows the port it got (--port 0 picks one).
-    url = f"http://{args.host}:{getattr(server, 'effective_port', args.port)}/"
+    served = f"http://{args.host}:{getattr(server, 'effective_port', args.port)}/"
+    url = settings.public_urls[0] if settings.public_urls else served
     scenarios = ", ".join(f"rep {rep}: {len(ids)}" for rep, ids in design.reps.items())
     print(f"study in {args.data_dir} ({scenarios} scenarios per participant)")
     print(
@@ -144,15 +147,27 @@ def _serve(args: argparse.Namespace) -> int:
         "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})"
     )
     print(f"admin: {url}admin/status?token=... (token in {token_file} or as given)")
-    print(f"serving on {url}", flush=True)
+    print(f"serving on {served}", flush=True)
     server.run()
     return 0
 
 
+def public_url(text: str) -> str:
+    """`--public-url`: an http(s) address with a host, ending in a slash."""
+    from urllib.parse import urlparse
+
+    parts = urlparse(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+        raise InputError(f"serve: --public-url must be an http(s) address, not {text!r}")
+    return text if text.endswith("/") else f"{text}/"
+
+
 def _export(args: argparse.Namespace) -> int:
+    from tom_eval.study.background import write_progress
     from tom_eval.study.export import export
 
-    written = export(args.data_dir, args.out, args.include_incomplete)
+    progress = None if args.progress is None else partial(write_progress, args.progress)
+    written = export(args.data_dir, args.out, args.include_incomplete, progress)
     print(f"wrote {len(written)} participant log(s) to {args.out}")
     return 0
 
@@ -235,6 +250,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="idle time before an assignment is given to someone else (default 120)",
     )
     serve.add_argument("--admin-token", help="default: $TOM_EVAL_ADMIN_TOKEN, else generated")
+    serve.add_argument(
+        "--public-url",
+        action="append",
+        default=[],
+        help="the address participants open, behind a reverse proxy (repeatable)",
+    )
     serve.set_defaults(run=_serve)
 
     export = commands.add_parser("export", help="write each study participant's Inspect log")
@@ -242,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True, help="a new folder for the logs")
     export.add_argument(
         "--include-incomplete", action="store_true", help="also those who did not finish"
+    )
+    export.add_argument(
+        "--progress", type=Path, help="a JSON file kept up to date with the participants done"
     )
     export.set_defaults(run=_export)
 

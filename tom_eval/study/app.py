@@ -3,7 +3,9 @@ tasks/tom.py, one scenario per page, and keeps every reply in the data directory
 
 Routes: `/` (landing: participant id from PROLIFIC_PID, STUDY_ID, SESSION_ID, or a
 generated one), `/start`, `/instructions`, `/play` (GET shows the current step, POST
-records a reply), `/done` (completion code), and `/admin/status`, `/admin/export` (token).
+records a reply), `/done` (completion code), and, with the admin token, `/admin/status`,
+`/admin/export` (the export's progress and the last export; POST starts one in the
+background) and `/admin/export.zip` (the last export).
 
 What a page shows is the text of `trial.Trial`, the same object the task's solver drives,
 for the sample and step the database says is next; the reply is stored with that text, and
@@ -12,28 +14,35 @@ for the sample and step the database says is next; the reply is stored with that
 Safety: participant ids are validated; no request names a file; the data directory is
 never served (static files come from the package); a signed, HTTP-only, SameSite cookie
 binds a browser to one participant, and a reply is accepted only for that participant's
-own current step.
+own current step; forms are accepted from the study's own pages only (`from_own_pages`),
+also behind a reverse proxy; no page can be framed by another site.
 """
 
 from __future__ import annotations
 
 import hmac
-import io
 import os
 import secrets
-import subprocess
-import sys
 import tempfile
-import threading
 import time
-import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from flask import Flask, Response, abort, redirect, render_template, request, session, url_for
+from flask import (
+    Flask,
+    Request,
+    Response,
+    abort,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    session,
+    url_for,
+)
 from werkzeug.wrappers import Response as BaseResponse
 
 from tom_eval.errors import InputError
@@ -41,10 +50,19 @@ from tom_eval.game.parsing import option_letter
 from tom_eval.game.prompts import rules_text, scenario_text
 from tom_eval.game.trial import Trial
 from tom_eval.providers.human import RULES_END, STUDY_SENTENCE, story_digest
+from tom_eval.study.background import ExportJob
 from tom_eval.study.design import StudyDesign
 from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
 
 SECRET_FILE = "secret_key"
+SECURITY_HEADERS = {
+    # No other site may frame a page (clickjacking a participant's answers).
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    # Study links carry participant ids: other sites are not told them.
+    "Referrer-Policy": "same-origin",
+}
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,9 @@ class StudySettings:
     completion_url: str | None = None
     """e.g. https://app.prolific.com/submissions/complete?cc={code}"""
     timeout_minutes: float = 120.0
+    public_urls: tuple[str, ...] = ()
+    """The addresses participants reach the study at, behind a reverse proxy (e.g.
+    https://study.example.org/): forms from their pages are the study's own."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +131,13 @@ def secret_key(data_dir: Path) -> bytes:
 
 
 def read_secret(path: Path, fresh: bytes) -> bytes:
-    """A secret file, created with `fresh` if absent, readable by its owner only. It is
-    written aside and linked into place, so a second server starting at the same moment
-    reads a whole secret, never a half-written one; an empty file is refused."""
-    if not path.exists():
+    """A secret file, created with `fresh` if absent, readable by its owner only (one found
+    readable by others is made owner-only). It is written aside and linked into place, so
+    a second server starting at the same moment reads a whole secret, never a half-written
+    one; an empty file is refused."""
+    if path.exists():
+        os.chmod(path, 0o600)
+    else:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         with os.fdopen(handle, "wb") as file:
             file.write(fresh)
@@ -129,6 +153,30 @@ def read_secret(path: Path, fresh: bytes) -> bytes:
     return secret
 
 
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of an address, as a browser's Origin header writes it."""
+    parts = urlparse(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def from_own_pages(posted: Request, public_urls: Sequence[str]) -> bool:
+    """Whether a form was posted from the study's own pages (a login CSRF check).
+
+    A browser says where a request comes from in Sec-Fetch-Site: same-origin is ours, a
+    reverse proxy's rewritten Host (nginx's default) notwithstanding. Without that header
+    (older browsers), the Origin must be the address the server sees or a public URL.
+    Another site's form, or an opaque "null" origin, is refused; a request with neither
+    header (not a browser's form) is left to the SameSite cookie."""
+    site = posted.headers.get("Sec-Fetch-Site")
+    origin = posted.headers.get("Origin")
+    trusted = {origin_of(url) for url in public_urls}
+    if site in ("same-origin", "none") or (origin and origin.lower() in trusted):
+        return True
+    if site is not None:
+        return False
+    return origin is None or urlparse(origin).netloc == posted.host
+
+
 def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> Flask:
     if not settings.admin_token:
         raise InputError("the study needs a non-empty admin token")
@@ -137,11 +185,13 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
         SECRET_KEY=secret_key(data_dir),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        # Behind HTTPS the cookie never travels over plain HTTP.
+        SESSION_COOKIE_SECURE=any(url.startswith("https:") for url in settings.public_urls),
         MAX_CONTENT_LENGTH=64 * 1024,
     )
     store = Store(data_dir)
     total = {rep: len(ids) for rep, ids in design.reps.items()}
-    exporting = threading.Lock()
+    exports = ExportJob(data_dir)
 
     def current() -> Participant:
         """The participant this browser belongs to, or 403."""
@@ -165,12 +215,13 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
     def same_site_posts_only() -> None:
         """A form may only be posted from the study's own pages: another site's page must
         not start a session in a participant's browser (login CSRF)."""
-        if request.method != "POST":
-            return
-        origin = request.headers.get("Origin")
-        cross = request.headers.get("Sec-Fetch-Site") == "cross-site"
-        if cross or (origin and urlparse(origin).netloc != request.host):
+        if request.method == "POST" and not from_own_pages(request, settings.public_urls):
             abort(403, "Forms of this study can only be sent from its own pages.")
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     @app.get("/")
     def landing() -> str:
@@ -315,41 +366,36 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
                 for rep in design.reps
             },
             "participants": len(people),
+            "export": exports.status().as_json(),
         }
 
     @app.get("/admin/export")
     @admin
-    def export() -> Response:
-        """Every completed participant's Inspect log, in a zip. The eval runs in its own
-        process: Inspect's event loop does not belong in a server thread. One export at a
-        time; another request meanwhile gets 409."""
-        if not exporting.acquire(blocking=False):
-            abort(409, "An export is already running; try again when it has finished.")
-        try:
-            return _export_zip()
-        finally:
-            exporting.release()
+    def export_status() -> str:
+        """The running export's progress, the last export, and a button for a new one."""
+        status = exports.status()
+        finished = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(status.finished or 0))
+        token = request.args.get("token", "")
+        return render_template("export.html", status=status, finished=finished, token=token)
 
-    def _export_zip() -> Response:
-        with tempfile.TemporaryDirectory() as folder:
-            out = Path(folder) / "logs"
-            run = subprocess.run(
-                [sys.executable, "-m", "tom_eval.cli", "export", str(data_dir), "--out", str(out)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if run.returncode != 0:
-                abort(500, f"export failed: {run.stderr.strip()[-500:]}")
-            buffer = io.BytesIO()
-            with zipfile.ZipFile(buffer, "w") as archive:
-                for path in sorted(out.iterdir()):
-                    archive.write(path, path.name)
-        return Response(
-            buffer.getvalue(),
-            mimetype="application/zip",
-            headers={"Content-Disposition": "attachment; filename=tom-eval-study-logs.zip"},
-        )
+    @app.post("/admin/export")
+    @admin
+    def start_export() -> BaseResponse:
+        """Starts an export in the background (409 while one runs)."""
+        if not exports.start():
+            abort(409, "An export is already running; its progress is on /admin/export.")
+        token = request.args.get("token")
+        target = url_for("export_status", token=token) if token else url_for("export_status")
+        return redirect(target, 303)
+
+    @app.get("/admin/export.zip")
+    @admin
+    def download_export() -> Response:
+        """The last finished export: one Inspect log per participant, in a zip."""
+        latest = exports.status().latest
+        if latest is None:
+            abort(404, "No export yet: start one on /admin/export.")
+        return send_file(latest, mimetype="application/zip", as_attachment=True)
 
     @app.errorhandler(400)
     @app.errorhandler(403)

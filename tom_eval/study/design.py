@@ -10,14 +10,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
+from inspect_ai import Task
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 
 from tom_eval.errors import InputError
+from tom_eval.files import write_atomically
 from tom_eval.game.parsing import ResponseFormat
 from tom_eval.game.rules import Rules
 from tom_eval.game.trial import Trial, option_seed
 from tom_eval.game.turn import Lineup, parse_lineup
+from tom_eval.json_fields import load_json
 
 DESIGN_FILE = "study.json"
 TASK_DEFAULTS: dict[str, Any] = {
@@ -40,15 +43,20 @@ class StudyDesign:
     task_args: dict[str, Any] = field(default_factory=lambda: dict(TASK_DEFAULTS))
 
     @cached_property
-    def samples(self) -> dict[str, Sample]:
-        """The task's samples by id. Bad parameters are an InputError (one line)."""
-        from tasks.tom import tom
+    def task(self) -> Task:
+        """The study's task: tasks/tom.py with the design's parameters, under the package's
+        name (`tom_eval/tom`). Bad parameters are an InputError (one line)."""
+        from tom_eval.registry import tom
 
         try:
-            dataset = tom(**self.task_args).dataset
+            return tom(**self.task_args)
         except PrerequisiteError as error:
             raise InputError(str(error)) from None
-        return {str(sample.id): sample for sample in dataset}
+
+    @cached_property
+    def samples(self) -> dict[str, Sample]:
+        """The task's samples by id."""
+        return {str(sample.id): sample for sample in self.task.dataset}
 
     @cached_property
     def reps(self) -> dict[int, list[str]]:
@@ -87,20 +95,28 @@ class StudyDesign:
         )
 
     def save(self, data_dir: Path) -> None:
-        (data_dir / DESIGN_FILE).write_text(json.dumps(self.task_args, indent=2) + "\n")
+        write_atomically(data_dir / DESIGN_FILE, json.dumps(self.task_args, indent=2) + "\n")
 
     @classmethod
     def load(cls, data_dir: Path) -> StudyDesign | None:
+        """The saved design, its parameters checked by building the task: anything wrong
+        in the file is an InputError naming it."""
         path = data_dir / DESIGN_FILE
         if not path.exists():
             return None
         try:
-            args = json.loads(path.read_text())
-        except ValueError as error:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
             raise InputError(f"{path}: not a study design ({error})") from None
+        args = load_json(text, f"{path}: not a study design")
         if not isinstance(args, dict) or set(args) != set(TASK_DEFAULTS):
             raise InputError(f"{path}: not a study design (keys {', '.join(TASK_DEFAULTS)})")
-        return cls(args)
+        design = cls(args)
+        try:
+            _ = design.samples
+        except InputError as error:
+            raise InputError(f"{path}: {error}") from None
+        return design
 
 
 def open_design(data_dir: Path, given: dict[str, Any]) -> StudyDesign:

@@ -9,6 +9,7 @@ data directory) never hand out the same assignment twice or record a reply twice
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import secrets
@@ -17,8 +18,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from tom_eval.errors import InputError
+from tom_eval.json_fields import READ_ERRORS
 
 DATABASE = "study.sqlite"
 PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -51,6 +54,36 @@ CREATE TABLE IF NOT EXISTS replies (
     PRIMARY KEY (participant, position, step)
 );
 """
+
+
+STATUSES = ("active", "complete", "abandoned")
+_COLUMNS = {
+    "participants": [
+        "participant",
+        "study_id",
+        "session_id",
+        "browser",
+        "rep",
+        "order_seed",
+        "sample_order",
+        "status",
+        "started",
+        "last_seen",
+        "completed",
+    ],
+    "replies": [
+        "participant",
+        "position",
+        "step",
+        "sample_id",
+        "prompt",
+        "story",
+        "reply",
+        "answered",
+        "seconds",
+    ],
+}
+"""Each table's columns, as the schema above creates them (a test checks they agree)."""
 
 
 def valid_participant_id(text: str) -> bool:
@@ -90,8 +123,15 @@ class Reply:
 
 
 class Store:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, read_only: bool = False) -> None:
+        """The study's database: created (owner-only) if absent, unless `read_only`, which
+        opens an existing one and changes nothing (`tom-eval export`)."""
         self.path = data_dir / DATABASE
+        self.read_only = read_only
+        if read_only:
+            self._check_schema()
+            return
+        _owner_only(self.path)
         with self._transaction() as db:
             # executescript would commit on its own; the statements run one by one.
             for statement in _SCHEMA.split(";"):
@@ -100,32 +140,56 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One connection per transaction: safe across the server's threads."""
+        """One connection per transaction: safe across the server's threads. A file that
+        is no SQLite database is an InputError naming it."""
         try:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            if self.read_only:
+                # mode=rw: never create the file; a deferred transaction: never write.
+                uri = f"{self.path.resolve().as_uri()}?mode=rw"
+                db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            else:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         except sqlite3.Error as error:
             raise InputError(f"{self.path}: cannot open the study database ({error})") from None
         try:
             db.row_factory = sqlite3.Row
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("BEGIN IMMEDIATE")
+            if not self.read_only:
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("BEGIN" if self.read_only else "BEGIN IMMEDIATE")
             try:
                 yield db
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+        except sqlite3.DatabaseError as error:
+            raise InputError(f"{self.path}: not a readable study database ({error})") from None
         finally:
             db.close()
 
+    def _check_schema(self) -> None:
+        """The tables and columns this version reads: another schema is refused."""
+        if not self.path.is_file():
+            raise InputError(f"{self.path}: no study database (nobody has taken part yet?)")
+        with self._transaction() as db:
+            for table, columns in _COLUMNS.items():
+                found = {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}
+                if not found:
+                    raise InputError(f"{self.path}: holds no study (no table '{table}')")
+                if missing := [column for column in columns if column not in found]:
+                    raise InputError(
+                        f"{self.path}: not a study database of this version (table "
+                        f"'{table}' lacks {', '.join(missing)})"
+                    )
+
     def participant(self, participant: str) -> Participant | None:
         with self._transaction() as db:
-            return _participant(db, participant)
+            return self._one(db, participant)
 
     def participants(self) -> list[Participant]:
         with self._transaction() as db:
             rows = db.execute("SELECT * FROM participants ORDER BY started").fetchall()
-        return [_from_row(row) for row in rows]
+        return [self._from_row(row) for row in rows]
 
     def enrol(
         self,
@@ -144,7 +208,7 @@ class Store:
         if not valid_participant_id(participant):
             raise InputError(f"participant id '{participant}' is not letters, digits, - or _")
         with self._transaction() as db:
-            existing = _participant(db, participant)
+            existing = self._one(db, participant)
             if existing is not None:
                 return existing, False
             db.execute(
@@ -178,7 +242,7 @@ class Store:
                     now,
                 ),
             )
-            created = _participant(db, participant)
+            created = self._one(db, participant)
         assert created is not None
         return created, True
 
@@ -198,16 +262,17 @@ class Store:
                 "SELECT * FROM replies WHERE participant = ? ORDER BY position, step",
                 (participant,),
             ).fetchall()
+        where = f"{self.path}: participant {participant}"
         return [
             Reply(
-                row["position"],
-                row["step"],
-                row["sample_id"],
-                row["prompt"],
-                row["story"],
-                row["reply"],
-                row["answered"],
-                row["seconds"],
+                _typed(where, row, "position", int),
+                _typed(where, row, "step", int),
+                _typed(where, row, "sample_id", str),
+                _typed(where, row, "prompt", str),
+                _typed(where, row, "story", str),
+                _typed(where, row, "reply", str),
+                _typed(where, row, "answered", float),
+                _typed(where, row, "seconds", float),
             )
             for row in rows
         ]
@@ -230,7 +295,7 @@ class Store:
             previous = db.execute(
                 "SELECT MAX(answered) AS t FROM replies WHERE participant = ?", (participant,)
             ).fetchone()["t"]
-            known = _participant(db, participant)
+            known = self._one(db, participant)
             if known is None:
                 return False
             since = previous if previous is not None else known.started
@@ -263,23 +328,54 @@ class Store:
             )
         return True
 
+    def _one(self, db: sqlite3.Connection, participant: str) -> Participant | None:
+        query = "SELECT * FROM participants WHERE participant = ?"
+        row = db.execute(query, (participant,)).fetchone()
+        return None if row is None else self._from_row(row)
 
-def _participant(db: sqlite3.Connection, participant: str) -> Participant | None:
-    row = db.execute("SELECT * FROM participants WHERE participant = ?", (participant,)).fetchone()
-    return None if row is None else _from_row(row)
+    def _from_row(self, row: sqlite3.Row) -> Participant:
+        """A participant's row, each field of its type: a row that is not (edited by hand,
+        or written by something else) is an InputError naming the participant."""
+        where = f"{self.path}: participant {row['participant']!r}"
+        try:
+            order = json.loads(_typed(where, row, "sample_order", str))
+        except READ_ERRORS:
+            order = None
+        if not isinstance(order, list) or not all(isinstance(item, str) for item in order):
+            raise InputError(f"{where}: sample_order is not a list of sample ids")
+        status = _typed(where, row, "status", str)
+        if status not in STATUSES:
+            raise InputError(f"{where}: unknown status {status!r}")
+        completed = row["completed"]
+        return Participant(
+            _typed(where, row, "participant", str),
+            _typed(where, row, "study_id", str),
+            _typed(where, row, "session_id", str),
+            _typed(where, row, "browser", str),
+            _typed(where, row, "rep", int),
+            _typed(where, row, "order_seed", int),
+            tuple(order),
+            status,
+            _typed(where, row, "started", float),
+            _typed(where, row, "last_seen", float),
+            None if completed is None else _typed(where, row, "completed", float),
+        )
 
 
-def _from_row(row: sqlite3.Row) -> Participant:
-    return Participant(
-        row["participant"],
-        row["study_id"],
-        row["session_id"],
-        row["browser"],
-        row["rep"],
-        row["order_seed"],
-        tuple(json.loads(row["sample_order"])),
-        row["status"],
-        row["started"],
-        row["last_seen"],
-        row["completed"],
-    )
+Value = TypeVar("Value", int, float, str)
+
+
+def _typed(where: str, row: sqlite3.Row, column: str, kind: type[Value]) -> Value:
+    value = row[column]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return kind(value)
+    if not isinstance(value, kind):
+        raise InputError(f"{where}: {column} is {value!r}, not {kind.__name__}")
+    return value
+
+
+def _owner_only(path: Path) -> None:
+    """The database file (and so the journal files SQLite gives its mode) readable by the
+    owner only, even in a data directory others may read."""
+    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+    os.chmod(path, 0o600)
