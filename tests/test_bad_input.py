@@ -1,0 +1,529 @@
+"""Every bad input the command refuses, in one table: one line on stderr naming the file or
+item and the problem, exit code 2, no traceback, and nothing written where the output
+would go. The cases found by trying tom-eval as a demanding user would (issue 19) come
+first, then those handled before."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
+
+from conftest import ROOT
+from tom_eval.cli import main
+from tom_eval.game.generation import generate
+from tom_eval.game.scenario_file import write_scenarios
+from tom_eval.game.spec import read_spec
+from tom_eval.study.design import open_design
+from tom_eval.study.store import Store
+
+STUDY = {"ids": "12,17", "extras": "0A", "reps": 2}
+HOUR = 3600.0
+
+
+def scenarios(folder: Path, name: str = "good.jsonl") -> Path:
+    path = folder / name
+    write_scenarios(path, generate([row for row in read_spec() if row.id == 12], 1, 0))
+    return path
+
+
+def first_record(folder: Path) -> dict[str, object]:
+    record: dict[str, object] = json.loads(scenarios(folder).read_text().splitlines()[0])
+    return record
+
+
+def jsonl(folder: Path, records: list[dict[str, object]]) -> Path:
+    path = folder / "bad.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def deep(folder: Path) -> Path:
+    path = folder / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    return path
+
+
+def study(folder: Path, participants: int = 1) -> Path:
+    """A study with participants enrolled (nobody needs to have played for these cases)."""
+    data = folder / "study"
+    design = open_design(data, dict(STUDY))
+    store = Store(data)
+    for number in range(participants):
+        store.enrol(f"p{number}", "s", "", design.reps, 0.0, HOUR)
+    return data
+
+
+def edited_study(folder: Path, statement: str) -> Path:
+    data = study(folder)
+    with closing(sqlite3.connect(data / "study.sqlite")) as db, db:
+        db.execute(statement)
+    return data
+
+
+def unwritable(folder: Path) -> Path:
+    """A folder this process cannot write in: a read-only one, or (as root, who may write
+    in any folder) one of a file system that refuses files, such as /sys."""
+    locked = folder / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    for candidate in (locked, Path("/sys")):
+        try:
+            with tempfile.TemporaryFile(dir=candidate):
+                pass
+        except OSError:
+            return candidate
+    pytest.skip("no folder here is closed to this user")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    arguments: Callable[[Path], list[str]]
+    """The command line, given a fresh folder to make its files in (the working folder)."""
+    message: str
+    """What the one line says (a part of it, after `tom-eval: error: `)."""
+    absent: tuple[str, ...] = ()
+    """Paths (relative to the folder) that must not exist afterwards."""
+
+
+CASES = [
+    # ------------------------------------------------------------ issue 19: scenario files
+    Case(
+        "check, nested 200,000 deep",
+        lambda d: ["check", str(deep(d))],
+        "deep.json: nested too deeply to read",
+    ),
+    Case(
+        "show, nested 200,000 deep",
+        lambda d: ["show", str(deep(d)), "12-0A-r1"],
+        "deep.json: nested too deeply to read",
+    ),
+    Case(
+        "check, an integer of 5,000 digits",
+        lambda d: ["check", str(write(d / "bad.jsonl", '{"key": "k", "id": ' + "9" * 5000 + "}"))],
+        "bad.jsonl: holds a number longer than 4300 digits",
+    ),
+    Case(
+        "check, a rep that contradicts the key",
+        lambda d: ["check", str(jsonl(d, [first_record(d) | {"rep": 5}]))],
+        "bad.jsonl line 1 (scenario 12-0A-r1): the key contradicts 'id' 12, 'extra' 0A and 'rep' 5",
+    ),
+    Case(
+        "check, a line of several megabytes",
+        lambda d: ["check", str(jsonl(d, [first_record(d) | {"note": "x" * 3_000_000}]))],
+        "bad.jsonl line 1: 3,",
+    ),
+    # ------------------------------------------------------------------ issue 19: generate
+    Case(
+        "generate, 99,999,999,999 reps",
+        lambda d: ["generate", "--reps", "99999999999", "--out", "x.jsonl"],
+        "156 spec rows x 99,999,999,999 reps is 15,599,999,999,844 scenarios; at most 200,000",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, a spec with a header only",
+        lambda d: [
+            "generate",
+            "--spec",
+            str(write(d / "spec.csv", (ROOT / "scenarios/spec.csv").read_text().splitlines()[0])),
+            "--out",
+            "x.jsonl",
+        ],
+        "spec.csv: no spec rows, only the header",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, a mastery file that is not UTF-8",
+        lambda d: [
+            "generate",
+            "--mastery",
+            str(write_bytes(d / "m.yaml", b"a: \xff\xfe\n")),
+            "--out",
+            "x.jsonl",
+        ],
+        "m.yaml: not UTF-8 text",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, --out a folder",
+        lambda d: ["generate", "--reps", "1", "--ids", "12", "--out", str(folder(d / "out"))],
+        "out: is a folder; give a file name",
+    ),
+    Case(
+        "generate, --out under a file",
+        lambda d: [
+            "generate",
+            "--reps",
+            "1",
+            "--ids",
+            "12",
+            "--out",
+            f"{write(d / 'plain', 'x')}/x.jsonl",
+        ],
+        "plain/x.jsonl: ",
+    ),
+    Case(
+        "generate, --out not writable",
+        lambda d: [
+            "generate",
+            "--reps",
+            "1",
+            "--ids",
+            "12",
+            "--out",
+            str(unwritable(d) / "x.jsonl"),
+        ],
+        "x.jsonl: cannot write in",
+    ),
+    # -------------------------------------------------------------------- issue 19: report
+    Case(
+        "report, --out a file",
+        lambda d: ["report", str(logs(d)), "--out", str(write(d / "plain", "x")), "--quiet"],
+        "plain: is a file; --out names a folder",
+    ),
+    Case(
+        "report, --out under a file",
+        lambda d: ["report", str(logs(d)), "--out", f"{write(d / 'plain', 'x')}/report", "--quiet"],
+        "plain/report: ",
+    ),
+    Case(
+        "report, --out not writable",
+        lambda d: ["report", str(logs(d)), "--out", str(unwritable(d) / "report"), "--quiet"],
+        "report: cannot write in",
+    ),
+    # -------------------------------------------------------------------- issue 19: export
+    Case(
+        "export, --out a file",
+        lambda d: ["export", str(study(d)), "--out", str(write(d / "plain", "x"))],
+        "plain: exists and is not an empty folder",
+    ),
+    Case(
+        "export, --out under a file",
+        lambda d: ["export", str(study(d)), "--out", f"{write(d / 'plain', 'x')}/logs"],
+        "plain/logs: ",
+    ),
+    Case(
+        "export, --out not writable",
+        lambda d: ["export", str(study(d)), "--out", str(unwritable(d) / "logs")],
+        "logs: cannot write in",
+    ),
+    Case(
+        "export, a corrupt database",
+        lambda d: ["export", str(corrupt_database(study(d))), "--out", "logs"],
+        "study.sqlite: not a readable study database (file is not a database)",
+        ("logs",),
+    ),
+    Case(
+        "export, an empty database",
+        lambda d: ["export", str(empty_database(study(d))), "--out", "logs"],
+        "study.sqlite: holds no study (no table 'participants')",
+        ("logs",),
+    ),
+    Case(
+        "export, a database of another schema",
+        lambda d: [
+            "export",
+            str(edited_study(d, "ALTER TABLE replies DROP COLUMN story")),
+            "--out",
+            "logs",
+        ],
+        "study.sqlite: not a study database of this version (table 'replies' lacks story)",
+        ("logs",),
+    ),
+    Case(
+        "export, a participant with an unknown sample",
+        lambda d: [
+            "export",
+            str(
+                edited_study(
+                    d,
+                    "UPDATE participants SET sample_order = '[\"99-0A-r1\"]', status = 'complete'",
+                )
+            ),
+            "--out",
+            "logs",
+        ],
+        "study.sqlite: participant p0: sample '99-0A-r1' is not in this study's design",
+        ("logs",),
+    ),
+    Case(
+        "export, a bad row",
+        lambda d: [
+            "export",
+            str(edited_study(d, "UPDATE participants SET sample_order = 'not json'")),
+            "--out",
+            "logs",
+        ],
+        "study.sqlite: participant 'p0': sample_order is not a list of sample ids",
+        ("logs",),
+    ),
+    Case(
+        "export, a row of the wrong type",
+        lambda d: [
+            "export",
+            str(edited_study(d, "UPDATE participants SET rep = 'two'")),
+            "--out",
+            "logs",
+        ],
+        "study.sqlite: participant 'p0': rep is 'two', not int",
+        ("logs",),
+    ),
+    Case(
+        "export, a study.json that is not JSON",
+        lambda d: ["export", str(rewritten_design(study(d), "{")), "--out", "logs"],
+        "study.json: not a study design: invalid JSON at line 1 column 2",
+        ("logs",),
+    ),
+    Case(
+        "export, a study.json with a bad parameter",
+        lambda d: [
+            "export",
+            str(rewritten_design(study(d), json.dumps(design_with(reps="two")))),
+            "--out",
+            "logs",
+        ],
+        "study.json: tom: reps must be a whole number, not 'two'",
+        ("logs",),
+    ),
+    Case(
+        "export, a folder without a study",
+        lambda d: ["export", str(folder(d / "empty")), "--out", "logs"],
+        "empty: no study here (no study.json)",
+        ("logs", "empty/study.sqlite"),
+    ),
+    # --------------------------------------------------------------- handled before
+    Case("check, a missing file", lambda d: ["check", "absent.jsonl"], "absent.jsonl: cannot read"),
+    Case(
+        "check, an empty file",
+        lambda d: ["check", str(write(d / "e.jsonl", ""))],
+        "e.jsonl: empty file, no scenarios",
+    ),
+    Case(
+        "check, not UTF-8",
+        lambda d: ["check", str(write_bytes(d / "b.jsonl", b"\xff\xfe"))],
+        "b.jsonl: not UTF-8 text",
+    ),
+    Case(
+        "check, invalid JSON",
+        lambda d: ["check", str(write(d / "b.json", '{"key": "x"\n'))],
+        "b.json: invalid JSON at line 2",
+    ),
+    Case(
+        "show, an unknown key",
+        lambda d: ["show", str(scenarios(d)), "99-0A-r1"],
+        "good.jsonl: no scenario '99-0A-r1'",
+    ),
+    Case(
+        "generate, an unknown Id",
+        lambda d: ["generate", "--ids", "99", "--out", "x.jsonl"],
+        "unknown Id 99",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, an unknown Extra",
+        lambda d: ["generate", "--extras", "2C", "--out", "x.jsonl"],
+        "2C",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, no reps",
+        lambda d: ["generate", "--reps", "0", "--out", "x.jsonl"],
+        "reps must be at least 1",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, a spec that is not CSV",
+        lambda d: ["generate", "--spec", str(write(d / "s.csv", "a,b\n1,2\n")), "--out", "x.jsonl"],
+        "s.csv: header must be",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, a mastery file that is not YAML",
+        lambda d: ["generate", "--mastery", str(write(d / "m.yaml", "a: [\n")), "--out", "x.jsonl"],
+        "m.yaml: not valid YAML",
+        ("x.jsonl",),
+    ),
+    Case(
+        "report, a missing folder",
+        lambda d: ["report", "absent", "--out", "r"],
+        "absent: no such file or directory",
+        ("r",),
+    ),
+    Case(
+        "report, no logs",
+        lambda d: ["report", str(folder(d / "none")), "--out", "r"],
+        "none: no Inspect logs found",
+        ("r",),
+    ),
+    Case(
+        "report, negative examples",
+        lambda d: ["report", str(logs(d)), "--out", "r", "--examples", "-1"],
+        "--examples must be 0 or more",
+        ("r",),
+    ),
+    Case(
+        "export, --out a full folder",
+        lambda d: [
+            "export",
+            str(study(d)),
+            "--out",
+            str(write(folder(d / "full") / "x", "x").parent),
+        ],
+        "full: exists and is not an empty folder",
+    ),
+    Case("an unknown command", lambda d: ["fly"], "invalid choice: 'fly'"),
+]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def write_bytes(path: Path, content: bytes) -> Path:
+    path.write_bytes(content)
+    return path
+
+
+def folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def corrupt_database(data: Path) -> Path:
+    (data / "study.sqlite").write_bytes(b"this is no database" * 100)
+    return data
+
+
+def empty_database(data: Path) -> Path:
+    (data / "study.sqlite").write_bytes(b"")
+    return data
+
+
+def design_with(**changes: object) -> dict[str, object]:
+    from tom_eval.study.design import TASK_DEFAULTS
+
+    return dict(TASK_DEFAULTS) | STUDY | changes
+
+
+def rewritten_design(data: Path, text: str) -> Path:
+    (data / "study.json").write_text(text)
+    return data
+
+
+_LOGS: list[Path] = []
+
+
+def logs(working: Path) -> Path:
+    """A folder with one real log of the game (made once, copied for each case)."""
+    if not _LOGS:
+        made = working.parent / "shared-logs"
+        command = [sys.executable, "-m", "inspect_ai", "eval", "tasks/tom.py", "--model"]
+        command += ["tom/oracle", "-T", "ids=12", "-T", "reps=1", "--log-dir", str(made)]
+        subprocess.run([*command, "--display", "none"], cwd=ROOT, check=True, capture_output=True)
+        _LOGS.append(made)
+    copy = folder(working / "logs")
+    for log in _LOGS[0].iterdir():
+        (copy / log.name).write_bytes(log.read_bytes())
+    return copy
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(
+    case: Case,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    working = folder(tmp_path / "work")
+    monkeypatch.chdir(working)
+    arguments = case.arguments(working)
+    before = sorted(working.rglob("*"))
+    assert main(arguments) == 2
+    printed = capsys.readouterr()
+    [line] = printed.err.splitlines()
+    assert line.startswith("tom-eval: error: ") and case.message in line, line
+    assert printed.out == ""
+    for path in case.absent:
+        assert not (working / path).exists(), path
+    # Nothing half-written: no new file anywhere (no temporary one left behind either).
+    assert sorted(working.rglob("*")) == before
+
+
+def test_scenario_files_nested_deeply_are_refused_by_the_task(tmp_path: Path) -> None:
+    """`-T scenario_file=` goes through Inspect: one line there too, and no log."""
+    path = deep(tmp_path)
+    command = [sys.executable, "-m", "inspect_ai", "eval", "tasks/tom.py", "--model", "tom/oracle"]
+    command += ["-T", f"scenario_file={path}", "--log-dir", str(tmp_path / "logs")]
+    # Inspect prints the line with rich, which wraps it at the terminal's width.
+    wide = os.environ | {"COLUMNS": "300"}
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=wide)
+    assert run.returncode == 1
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert lines == [f"tom: {path}: nested too deeply to read"]
+    assert not (tmp_path / "logs").exists()
+
+
+def test_a_reference_file_without_transitions_is_checked_without_that_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`epistemic_transitions` only feeds a note of check: the file is read, the note
+    skipped."""
+    scenario = {
+        "id": "7",
+        "extra": "0A",
+        "rep": 1,
+        "who_answers": "A",
+        "question_container": "bag",
+        "present_initially": ["A", "B", "C", "D"],
+        "events": [{"event_type": "put", "character": "C", "container": "bag", "item": "ball"}],
+        "ks_self": "Knows X",
+        "ks_teammate": "Knows Truth",
+        "ks_opponent": "Knows Truth",
+        "correct_action": "Pass",
+        "situation_event_count": 1,
+    }
+    path = write(tmp_path / "reference.json", json.dumps({"chars": [], "scenarios": [scenario]}))
+    assert main(["check", str(path)]) == 0
+    assert "1 scenario" in capsys.readouterr().out
+
+
+def test_a_report_skips_a_corrupt_log_by_name_and_reports_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder_of_logs = logs(folder(tmp_path / "work"))
+    (folder_of_logs / "broken.eval").write_bytes(b"PK\x03\x04 cut short")
+    assert main(["report", str(folder_of_logs), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    [warning] = capsys.readouterr().err.splitlines()
+    assert warning.startswith(
+        f"tom-eval: warning: {folder_of_logs / 'broken.eval'}: not a readable"
+    )
+    assert "tom/oracle" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_killed_log_with_scored_samples_is_not_called_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run killed after some samples: its log is `started`, holds those samples and no
+    results. The report says so (and skips it: the resumed run's log reports them)."""
+    folder_of_logs = logs(folder(tmp_path / "work"))
+    [finished] = list(folder_of_logs.iterdir())
+    killed = read_eval_log(str(finished))
+    killed.status, killed.results = "started", None
+    killed.eval.eval_id, killed.eval.run_id = "killed-eval", "killed-run"
+    write_eval_log(killed, str(folder_of_logs / "killed.eval"))
+    assert main(["report", str(folder_of_logs), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    [warning] = capsys.readouterr().err.splitlines()
+    assert "killed.eval: unfinished run (status started) holding 4 sample(s)" in warning
+    assert "no scored samples" not in warning
