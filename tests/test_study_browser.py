@@ -9,14 +9,19 @@ known and the logs must hold exactly them. Needs Debian's chromium and its chrom
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
@@ -333,3 +338,88 @@ def check_log(log: EvalLog, person: Participant) -> None:
         if person.policy == "oracle":
             assert value["optimal"] == 1
     assert shown == person.replies
+
+
+class _Proxy(BaseHTTPRequestHandler):
+    """A reverse proxy as nginx's `proxy_pass http://UPSTREAM;` is by default: the request
+    goes on with Host set to the upstream's address (and X-Real-IP added); every other
+    header, the browser's Origin and Sec-Fetch-* among them, passes through."""
+
+    upstream = ""
+
+    def _forward(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        headers = {key: value for key, value in self.headers.items() if key.lower() != "host"}
+        headers |= {"Host": urlparse(self.upstream).netloc, "X-Real-IP": self.client_address[0]}
+        connection = http.client.HTTPConnection(urlparse(self.upstream).netloc, timeout=WAIT)
+        connection.request(self.command, self.path, body or None, headers)
+        answer = connection.getresponse()
+        content = answer.read()
+        self.send_response(answer.status)
+        for key, value in answer.getheaders():
+            if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        self.wfile.write(content)
+        connection.close()
+
+    do_GET = do_POST = _forward
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Requests are not logged."""
+
+
+@contextmanager
+def listening(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_participant_behind_a_reverse_proxy_plays_and_another_site_cannot_post(
+    tmp_path: Path, serve: Callable[[Path], Server], browser: Callable[[], webdriver.Chrome]
+) -> None:
+    """The browser opens the proxy's address (localhost:P); the study sees the upstream's
+    Host (127.0.0.1:Q). Its forms are the study's own all the same; a page of another
+    site posting to the proxy is refused."""
+    data = tmp_path / "study"
+    server = serve(data)
+    proxy = type("Proxy", (_Proxy,), {"upstream": server.url})
+    with listening(proxy) as public:
+        person = join(browser(), public, "p1", "x1", "oracle")
+        while not person.done():
+            person.answer_page()
+        assert text(person.driver, "code") == CODE
+
+        form = (
+            f'<form id="evil" method="post" action="{public}start">'
+            '<input name="participant" value="victim"><input name="study_id" value="s1">'
+            "</form><script>document.getElementById('evil').submit()</script>"
+        )
+        page = type("Evil", (_Page,), {"html": form.encode()})
+        with listening(page) as evil:
+            victim = browser()
+            victim.get(evil.replace("localhost", "127.0.0.1"))
+            WebDriverWait(victim, WAIT).until(lambda driver: "/start" in driver.current_url)
+            assert "only be sent from its own pages" in text(victim, "message")
+    assert Store(data).participant("victim") is None
+
+
+class _Page(BaseHTTPRequestHandler):
+    html = b""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(self.html)))
+        self.end_headers()
+        self.wfile.write(self.html)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Requests are not logged."""
