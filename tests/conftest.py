@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -13,6 +19,34 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE_SCENARIOS = SHARED / "reference" / "scenarios_standardized.json"
 REFERENCE_SPEC = SHARED / "reference" / "ToM - scenarios.csv"
+
+
+def printed_under_hash_seeds(code: str, seeds: tuple[str, ...] = ("1", "2")) -> set[str]:
+    """What `python -c code` prints under each PYTHONHASHSEED: one text when nothing it
+    does depends on hash() or set order."""
+    return {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in seeds
+    }
+
+
+@contextmanager
+def http_server(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[int]:
+    """`handler` serving on 127.0.0.1 at a free port (yielded) for the duration."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def require_shared(path: Path) -> Path:

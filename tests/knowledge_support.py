@@ -4,12 +4,11 @@ server standing in for GitHub, and reading metrics from a log."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,8 @@ from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+
+from conftest import http_server
 
 FIXTURES = Path(__file__).parent / "fixtures" / "knowledge"
 QUIRKS = FIXTURES / "quirks"
@@ -44,14 +45,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 @contextmanager
 def serve(root: Path) -> Iterator[str]:
     """`root` over HTTP on 127.0.0.1 (a free port) for the duration; yields the base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_server(partial(_QuietHandler, directory=str(root))) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def metrics(log: EvalLog, key: str) -> dict[str, float]:

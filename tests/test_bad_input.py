@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
+from test_scenario_file import reference_like
 
 from conftest import ROOT
 from tom_eval.cli import main
@@ -158,33 +159,17 @@ CASES = [
     ),
     Case(
         "generate, --out a folder",
-        lambda d: ["generate", "--reps", "1", "--ids", "12", "--out", str(folder(d / "out"))],
+        lambda d: generate_into(str(folder(d / "out"))),
         "out: is a folder; give a file name",
     ),
     Case(
         "generate, --out under a file",
-        lambda d: [
-            "generate",
-            "--reps",
-            "1",
-            "--ids",
-            "12",
-            "--out",
-            f"{write(d / 'plain', 'x')}/x.jsonl",
-        ],
+        lambda d: generate_into(f"{write(d / 'plain', 'x')}/x.jsonl"),
         "plain/x.jsonl: ",
     ),
     Case(
         "generate, --out not writable",
-        lambda d: [
-            "generate",
-            "--reps",
-            "1",
-            "--ids",
-            "12",
-            "--out",
-            str(unwritable(d) / "x.jsonl"),
-        ],
+        lambda d: generate_into(str(unwritable(d) / "x.jsonl")),
         "x.jsonl: cannot write in",
     ),
     # -------------------------------------------------------------------- issue 19: report
@@ -426,6 +411,10 @@ CASES = [
 ]
 
 
+def generate_into(out: str) -> list[str]:
+    return ["generate", "--reps", "1", "--ids", "12", "--out", out]
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
@@ -524,21 +513,9 @@ def test_a_reference_file_without_transitions_is_checked_without_that_note(
 ) -> None:
     """`epistemic_transitions` only feeds a note of check: the file is read, the note
     skipped."""
-    scenario = {
-        "id": "7",
-        "extra": "0A",
-        "rep": 1,
-        "who_answers": "A",
-        "question_container": "bag",
-        "present_initially": ["A", "B", "C", "D"],
-        "events": [{"event_type": "put", "character": "C", "container": "bag", "item": "ball"}],
-        "ks_self": "Knows X",
-        "ks_teammate": "Knows Truth",
-        "ks_opponent": "Knows Truth",
-        "correct_action": "Pass",
-        "situation_event_count": 1,
-    }
-    path = write(tmp_path / "reference.json", json.dumps({"chars": [], "scenarios": [scenario]}))
+    reference = reference_like()
+    reference["scenarios"][0].pop("epistemic_transitions")
+    path = write(tmp_path / "reference.json", json.dumps(reference))
     assert main(["check", str(path)]) == 0
     assert "1 scenario" in capsys.readouterr().out
 

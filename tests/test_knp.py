@@ -5,8 +5,6 @@ local model."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ from inspect_ai.model import Model
 from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
 from test_gguf import INSTALLED
 
-from conftest import ROOT
+from conftest import printed_under_hash_seeds
 from tasks.knp import knp
 from tom_eval.knowledge.dataset import correct_letters
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer
@@ -141,17 +139,7 @@ def test_the_seeded_order_does_not_depend_on_the_hash_seed() -> None:
         "from tom_eval.knowledge.dataset import correct_letters; "
         "print(correct_letters(range(1, 41), 'seeded', 7))"
     )
-    printed = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            env={"PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for hash_seed in ("1", "2")
-    }
-    assert len(printed) == 1
+    assert len(printed_under_hash_seeds(code, ("1", "2"))) == 1
 
 
 def test_the_prompt_is_the_seeds_table_8() -> None:

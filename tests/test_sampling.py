@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from knowledge_support import FIXTURES, metrics
 
-from conftest import ROOT
+from conftest import printed_under_hash_seeds
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.ikd import ikd
@@ -76,17 +74,7 @@ def test_the_subset_does_not_depend_on_the_hash_seed() -> None:
         "units = [(k, g, n) for k in 'xy' for g in 'abc' for n in range(30)]\n"
         "print(balanced_subset(units, 17, lambda u: u[:2], seed=4))"
     )
-    printed = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            env={"PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for hash_seed in ("1", "2", "3")
-    }
-    assert len(printed) == 1
+    assert len(printed_under_hash_seeds(code, ("1", "2", "3"))) == 1
 
 
 # ------------------------------------------------------------------------------ each task

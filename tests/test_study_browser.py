@@ -14,12 +14,11 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -33,7 +32,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
 
-from conftest import ROOT
+from conftest import ROOT, http_server
 from tom_eval.game.players import respond
 from tom_eval.study.store import Store
 
@@ -372,14 +371,8 @@ class _Proxy(BaseHTTPRequestHandler):
 
 @contextmanager
 def listening(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://localhost:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_server(handler) as port:
+        yield f"http://localhost:{port}/"
 
 
 def test_a_participant_behind_a_reverse_proxy_plays_and_another_site_cannot_post(

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
 from tom_eval.errors import InputError
 from tom_eval.json_fields import READ_ERRORS
@@ -57,33 +57,33 @@ CREATE TABLE IF NOT EXISTS replies (
 
 
 STATUSES = ("active", "complete", "abandoned")
-_COLUMNS = {
-    "participants": [
-        "participant",
-        "study_id",
-        "session_id",
-        "browser",
-        "rep",
-        "order_seed",
-        "sample_order",
-        "status",
-        "started",
-        "last_seen",
-        "completed",
-    ],
-    "replies": [
-        "participant",
-        "position",
-        "step",
-        "sample_id",
-        "prompt",
-        "story",
-        "reply",
-        "answered",
-        "seconds",
-    ],
+TEXT, WHOLE, TIME = (str,), (int,), (float,)
+PARTICIPANT_TYPES = {
+    "participant": TEXT,
+    "study_id": TEXT,
+    "session_id": TEXT,
+    "browser": TEXT,
+    "rep": WHOLE,
+    "order_seed": WHOLE,
+    "sample_order": TEXT,
+    "status": TEXT,
+    "started": TIME,
+    "last_seen": TIME,
+    "completed": (float, type(None)),
 }
-"""Each table's columns, as the schema above creates them (a test checks they agree)."""
+REPLY_TYPES = {
+    "position": WHOLE,
+    "step": WHOLE,
+    "sample_id": TEXT,
+    "prompt": TEXT,
+    "story": TEXT,
+    "reply": TEXT,
+    "answered": TIME,
+    "seconds": TIME,
+}
+"""The columns this version reads, with their types: a database lacking one is of another
+schema; a value of another type is a bad row."""
+_COLUMNS = {"participants": list(PARTICIPANT_TYPES), "replies": ["participant", *REPLY_TYPES]}
 
 
 def valid_participant_id(text: str) -> bool:
@@ -263,19 +263,7 @@ class Store:
                 (participant,),
             ).fetchall()
         where = f"{self.path}: participant {participant}"
-        return [
-            Reply(
-                _typed(where, row, "position", int),
-                _typed(where, row, "step", int),
-                _typed(where, row, "sample_id", str),
-                _typed(where, row, "prompt", str),
-                _typed(where, row, "story", str),
-                _typed(where, row, "reply", str),
-                _typed(where, row, "answered", float),
-                _typed(where, row, "seconds", float),
-            )
-            for row in rows
-        ]
+        return [Reply(**_typed(where, row, REPLY_TYPES)) for row in rows]
 
     def add_reply(
         self,
@@ -337,41 +325,31 @@ class Store:
         """A participant's row, each field of its type: a row that is not (edited by hand,
         or written by something else) is an InputError naming the participant."""
         where = f"{self.path}: participant {row['participant']!r}"
+        fields = _typed(where, row, PARTICIPANT_TYPES)
         try:
-            order = json.loads(_typed(where, row, "sample_order", str))
+            order = json.loads(fields.pop("sample_order"))
         except READ_ERRORS:
             order = None
         if not isinstance(order, list) or not all(isinstance(item, str) for item in order):
             raise InputError(f"{where}: sample_order is not a list of sample ids")
-        status = _typed(where, row, "status", str)
-        if status not in STATUSES:
-            raise InputError(f"{where}: unknown status {status!r}")
-        completed = row["completed"]
-        return Participant(
-            _typed(where, row, "participant", str),
-            _typed(where, row, "study_id", str),
-            _typed(where, row, "session_id", str),
-            _typed(where, row, "browser", str),
-            _typed(where, row, "rep", int),
-            _typed(where, row, "order_seed", int),
-            tuple(order),
-            status,
-            _typed(where, row, "started", float),
-            _typed(where, row, "last_seen", float),
-            None if completed is None else _typed(where, row, "completed", float),
-        )
+        if fields["status"] not in STATUSES:
+            raise InputError(f"{where}: unknown status {fields['status']!r}")
+        return Participant(**fields, order=tuple(order))
 
 
-Value = TypeVar("Value", int, float, str)
-
-
-def _typed(where: str, row: sqlite3.Row, column: str, kind: type[Value]) -> Value:
-    value = row[column]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return kind(value)
-    if not isinstance(value, kind):
-        raise InputError(f"{where}: {column} is {value!r}, not {kind.__name__}")
-    return value
+def _typed(where: str, row: sqlite3.Row, kinds: Mapping[str, tuple[type, ...]]) -> dict[str, Any]:
+    """The row's columns named in `kinds`, each one of its types (an int is a float too):
+    a value of another type is an InputError naming the column."""
+    values = {}
+    for column, allowed in kinds.items():
+        value = row[column]
+        if float in allowed and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, allowed):
+            names = " or ".join("NULL" if kind is type(None) else kind.__name__ for kind in allowed)
+            raise InputError(f"{where}: {column} is {value!r}, not {names}")
+        values[column] = value
+    return values
 
 
 def _owner_only(path: Path) -> None:
