@@ -141,7 +141,7 @@ def test_asking_telling_and_lying_score_exactly(
 
 @pytest.mark.parametrize(
     ("response_format", "reply"),
-    [("choice", "I'd rather not say."), ("action", ""), ("free", "Tell(B, bag, apple), surely.")],
+    [("choice", "I'd rather not say."), ("action", ""), ("free", "Hard to say what is best.")],
 )
 def test_unreadable_replies_are_counted_not_dropped(
     tmp_path: Path, response_format: ResponseFormat, reply: str
@@ -153,6 +153,29 @@ def test_unreadable_replies_are_counted_not_dropped(
     assert got["regret.mean"] == pytest.approx(1 / 3)  # played as Pass
     for sample in log.samples or []:
         assert sample.scores is not None and sample.scores["tom_scorer"].answer == "invalid"
+
+
+def test_a_free_reply_without_its_action_line_is_read_and_the_slip_counted(
+    tmp_path: Path,
+) -> None:
+    tagged = metrics(
+        run(tmp_path, scripted(lambda view: f"ACTION: {PASS}"), response_format="free", **THREE)
+    )
+    assert tagged["format_ok.mean"] == 1.0
+    log = run(
+        tmp_path,
+        scripted(lambda view: f"Nothing to gain.\n{PASS}"),
+        response_format="free",
+        **THREE,
+    )
+    got = metrics(log)
+    assert got["valid.mean"] == 1.0 and got["format_ok.mean"] == 0.0
+    for sample in log.samples or []:
+        assert sample.store["GameRecord:slips"] == ["no ACTION: line"]
+    # The other formats ask for no tagged line: nothing to count.
+    assert math.isnan(
+        metrics(run(tmp_path, scripted(lambda view: PASS), **THREE))["format_ok.mean"]
+    )
 
 
 def test_the_lose_rule_sets_points_and_regret(tmp_path: Path) -> None:

@@ -56,6 +56,8 @@ class GameRecord(StoreModel):
     answer_correct: bool = False
     blue: float = 0.0
     red: float = 0.0
+    slips: list[str] = Field(default_factory=list)
+    """Format slips read past (`free` replies without their ACTION:/ANSWER: line)."""
 
 
 @solver
@@ -91,6 +93,7 @@ def play_turn(
             record.raw_action = state.output.completion
             record.action = None if parsed.action is None else str(parsed.action)
             record.action_problem, record.executed = parsed.problem, str(trial.executed)
+            record.slips = [slip for slip in (parsed.slip,) if slip]
             transcript().info(
                 f"**Reply** {_quote(record.raw_action)}  \n"
                 f"**Action** {record.action or 'unreadable'}"
@@ -107,6 +110,8 @@ def play_turn(
                 assert trial.parsed_answer is not None
                 record.raw_answer = state.output.completion
                 record.answer_problem = trial.parsed_answer.problem
+                if trial.parsed_answer.slip:
+                    record.slips = [*record.slips, trial.parsed_answer.slip]
             elif trial.told:
                 state.messages.append(ChatMessageUser(content=trial.told))
             turn = trial.turn
@@ -138,6 +143,7 @@ class GameLog(StoreModel):
     red: float = 0.0
     winner: str = ""
     winning_score: int = 0
+    response_format: str = ""
 
 
 def game_plan(metadata: dict[str, Any], sample_id: str) -> tuple[TurnPlan, ...]:
@@ -170,6 +176,7 @@ def play_game(
         )
         log = store_as(GameLog)
         log.winning_score = session.game.winning_score
+        log.response_format = response_format
         while not session.over:
             record = session.start_turn()
             whose = "A's" if record.owner == SELF else f"{record.owner}'s"
