@@ -48,6 +48,15 @@ def players() -> type[ModelAPI]:
     return cast(type[ModelAPI], player)
 
 
+@modelapi(name="reference")
+def recorded_runs() -> type[ModelAPI]:
+    """`reference/<model>`: a run recorded by the game's reference implementation, replayed
+    by `tom-eval import-runs`."""
+    from tom_eval.game.importing import ReplayPlayer
+
+    return ReplayPlayer
+
+
 @modelapi(name="gguf")
 def local_models() -> type[ModelAPI]:
     from tom_eval.providers.gguf import GGUFAPI
