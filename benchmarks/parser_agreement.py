@@ -23,7 +23,7 @@ from tom_eval.game.recorded_runs import RecordedTrial, read_runs
 
 CLASSES = {
     "quoted arguments": (
-        "the reply quotes the call's arguments, Tell(B, \"bag\", \"ball\"); the reference's "
+        'the reply quotes the call\'s arguments, Tell(B, "bag", "ball"); the reference\'s '
         "pattern takes no quotes, so it scored a well-formed action as unreadable "
         "(the reference is wrong)"
     ),
@@ -61,8 +61,8 @@ def classify(trial: RecordedTrial) -> str:
 
 
 def agrees(trial: RecordedTrial) -> bool:
-    expected = PASS if trial.optimal_action.lower() == "pass" else Action.from_text(
-        trial.optimal_action
+    expected = (
+        PASS if trial.optimal_action.lower() == "pass" else Action.from_text(trial.optimal_action)
     )
     return (parse_action(trial.reply, "action").action == expected) == trial.was_optimal
 

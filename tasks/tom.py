@@ -37,6 +37,7 @@ def tom(
     games: int = 50,
     turns: int = 40,
     history: str = "none",
+    structured: bool = False,
 ) -> Task:
     """The Ask/Tell/Pass game.
 
@@ -59,6 +60,9 @@ def tom(
         history: game mode: what stays in the conversation: "none" (each turn alone),
             "full" (every earlier turn and its public result) or "actions" (A's earlier
             actions only).
+        structured: ask for each reply as JSON of a schema (the option letter, or the
+            action's fields; the contents when answering), which providers that support
+            structured output enforce. Trial mode only.
     """
     try:
         _check_choice("response_format", response_format, RESPONSE_FORMATS)
@@ -67,8 +71,11 @@ def tom(
         reps, seed = _whole_number("reps", reps), _whole_number("seed", seed)
         if scenario_file is not None and not isinstance(scenario_file, str):
             raise InputError(f"scenario_file must be a file name, not {scenario_file!r}")
-        if not isinstance(lose, bool):
-            raise InputError(f"lose must be true or false, not {lose!r}")
+        for name, flag in (("lose", lose), ("structured", structured)):
+            if not isinstance(flag, bool):
+                raise InputError(f"{name} must be true or false, not {flag!r}")
+        if structured and mode == "game":
+            raise InputError("structured output is for trial mode (mode=trial)")
         games, turns = _whole_number("games", games), _whole_number("turns", turns)
         records = scenario_records(ids, extras, reps, seed, scenario_file)
         players, rules = parse_lineup(lineup), Rules(lose=lose)
@@ -87,7 +94,7 @@ def tom(
         raise PrerequisiteError(f"tom: {error}") from None
     return Task(
         dataset=dataset,
-        solver=play_turn(answer_format, players, rules, seed),
+        solver=play_turn(answer_format, players, rules, seed, structured),
         scorer=tom_scorer(),
         version="1-A",
     )

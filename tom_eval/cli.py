@@ -161,7 +161,10 @@ def _import_runs(args: argparse.Namespace) -> int:
     # Imported here: Inspect loads only for the commands that run evals.
     from tom_eval.game.importing import import_runs
 
-    written, skipped = import_runs(args.runs, args.out, args.scenario_file, args.skip_bad)
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    written, skipped = import_runs(args.runs, args.out, args.scenario_file, args.skip_bad, progress)
     for problem in skipped:
         print(f"tom-eval: skipped: {problem}", file=sys.stderr)
     print(f"wrote {len(written)} log(s) to {args.out}")

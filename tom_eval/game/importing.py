@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -76,8 +77,10 @@ def import_runs(
     out: Path,
     scenario_file: Path | None = None,
     skip_bad: bool = False,
+    progress: Callable[[str], None] = lambda line: None,
 ) -> tuple[list[Path], list[str]]:
-    """One Inspect log per run in `out`, and what was skipped (with `skip_bad`)."""
+    """One Inspect log per run in `out`, and what was skipped (with `skip_bad`);
+    `progress` hears of each run as it is imported."""
     runs, skipped = read_runs(paths, skip_bad)
     scenarios = scenario_file or find_scenario_file(paths)
     known = {record.key for record in read_scenarios(scenarios)}
@@ -94,7 +97,14 @@ def import_runs(
     _check_out(out)
     staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out.parent))
     try:
-        logs = [_replay(run, scenarios, staging) for run in playable]
+        logs = []
+        for number, run in enumerate(playable, start=1):
+            started = time.monotonic()
+            logs.append(_replay(run, scenarios, staging))
+            seconds = time.monotonic() - started
+            progress(
+                f"{number}/{len(playable)} {run.name}: {len(run.trials)} replies, {seconds:.0f} s"
+            )
         out.mkdir(parents=True, exist_ok=True)
         moved = [Path(shutil.move(str(log), out / log.name)) for log in logs]
     finally:

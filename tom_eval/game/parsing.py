@@ -336,14 +336,16 @@ def parse_action(
         frozenset(player.upper() for player in players),
         frozenset(container.lower() for container in containers),
     )
-    lines = _clean_lines(_structured(text, _ACTION_KEYS) or text)
+    structured = _structured(text, _ACTION_KEYS)
+    lines = _clean_lines(structured or text)
     if not lines:
         return _bad_action("empty reply")
     if options and response_format != "action":
         reading = _choice_reading(options, vocabulary)
     else:
         reading = _action_reading(vocabulary)
-    if response_format != "free":
+    # A JSON reply's field is the format's place for the action, as an ACTION: line is.
+    if response_format != "free" or structured is not None:
         return _read_reply(lines, reading)
     focus = _labelled(lines, "action")
     if focus is None:
@@ -388,7 +390,10 @@ def _answer_focus(text: str, response_format: ResponseFormat) -> _Focus | Parsed
     the ANSWER: line (without one, a slip read past), else a closing `Answer: X` line or
     sentence, else the whole reply."""
     _check_format(response_format)
-    lines = _clean_lines(_structured(text, _ANSWER_KEYS) or text)
+    structured = _structured(text, _ANSWER_KEYS)
+    if structured is not None:
+        return _Focus(structured)
+    lines = _clean_lines(text)
     if not lines:
         return ParsedAnswer(None, "empty reply")
     if response_format == "free":

@@ -20,9 +20,14 @@ from dataclasses import asdict
 from typing import Any
 
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfigArgs,
+    ResponseSchema,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import StoreModel, span, store_as
+from inspect_ai.util import JSONSchema, StoreModel, span, store_as
 from pydantic import Field
 
 from tom_eval.game.full_game import TurnPlan, schedule
@@ -62,9 +67,16 @@ class GameRecord(StoreModel):
 
 @solver
 def play_turn(
-    response_format: ResponseFormat, lineup: Lineup, rules: Rules, seed: int = 0
+    response_format: ResponseFormat,
+    lineup: Lineup,
+    rules: Rules,
+    seed: int = 0,
+    structured: bool = False,
 ) -> Solver:
-    """`seed` (the task's) and the epoch shuffle the options (`trial.option_seed`)."""
+    """`seed` (the task's) and the epoch shuffle the options (`trial.option_seed`); with
+    `structured`, each reply is asked for as JSON of the trial's schema (Inspect's
+    `response_schema`, which providers such as OpenAI, Google, vLLM and llama.cpp
+    enforce)."""
 
     async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
         record = store_as(GameRecord)
@@ -86,7 +98,7 @@ def play_turn(
         record.answerer = scenario.answerer
 
         async with span("action"):
-            state = await generate(state)
+            state = await generate(state, **_schema(structured, "action", trial.action_schema))
             trial = trial.act(state.output.completion)
             parsed = trial.parsed_action
             assert parsed is not None
@@ -95,7 +107,7 @@ def play_turn(
             record.action_problem, record.executed = parsed.problem, str(trial.executed)
             record.slips = [slip for slip in (parsed.slip,) if slip]
             transcript().info(
-                f"**Reply** {_quote(record.raw_action)}  \n"
+                f"**Reply**\n\n{_quote(record.raw_action)}\n\n"
                 f"**Action** {record.action or 'unreadable'}"
                 + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
                 + f"  \n**Engine's optimal action** {solution.decision.optimal}"
@@ -105,7 +117,8 @@ def play_turn(
         async with span("answer"):
             if trial.needs_answer:
                 state.messages.append(ChatMessageUser(content=trial.answer_prompt))
-                state = await generate(state)
+                schema = _schema(structured, "answer", trial.answer_schema)
+                state = await generate(state, **schema)
                 trial = trial.answer(state.output.completion)
                 assert trial.parsed_answer is not None
                 record.raw_answer = state.output.completion
@@ -129,10 +142,20 @@ def play_turn(
     return solve_turn
 
 
-def _quote(text: str, limit: int = 120) -> str:
-    """A reply shown on one line in the transcript."""
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
+def _schema(structured: bool, name: str, schema: dict[str, Any]) -> GenerateConfigArgs:
+    """The generate arguments that ask for a structured reply, when asked for."""
+    if not structured:
+        return {}
+    json_schema = JSONSchema.model_validate(schema)
+    return {"response_schema": ResponseSchema(name=name, json_schema=json_schema)}
+
+
+def _quote(text: str, limit: int = 2000) -> str:
+    """A reply as the model wrote it, line breaks kept (a fenced block in the transcript's
+    markdown), cut after `limit` characters."""
+    shown = text if len(text) <= limit else text[:limit] + "\n[...]"
+    fence = "````" if "```" in shown else "```"
+    return f"{fence}\n{shown or '(empty)'}\n{fence}"
 
 
 class GameLog(StoreModel):
