@@ -86,7 +86,7 @@ def tom(
                 dataset=game_dataset(records, games, turns, seed, rules, players.has_neutral, name),
                 solver=play_game(answer_format, players, rules, cast(HistoryMode, history), seed),
                 scorer=game_scorer(),
-                version="1-A",
+                version=VERSION,
             )
         dataset = tom_dataset(records, name, rules, players.has_neutral)
     except InputError as error:
@@ -96,11 +96,14 @@ def tom(
         dataset=dataset,
         solver=play_turn(answer_format, players, rules, seed, structured),
         scorer=tom_scorer(),
-        version="1-A",
+        version=VERSION,
     )
 
 
 MODES = ("trial", "game")
+VERSION = "2-A"
+"""The task's version (eval.yaml): 2 since replies are read by the action they commit to,
+which changes the scores of replies that reason first."""
 
 
 def _whole_number(name: str, value: object) -> int:
