@@ -49,7 +49,14 @@ from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import SELF
 from tom_eval.intervals import wilson_interval
 
-A_TURN_KEYS: tuple[str, ...] = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
+A_TURN_KEYS: tuple[str, ...] = (
+    "optimal",
+    "lies_okay",
+    "valid",
+    "regret",
+    "lie_to_opponent",
+    "format_ok",
+)
 
 
 def _per_key_metrics() -> dict[str, list[Metric]]:
@@ -123,7 +130,7 @@ def game_scorer() -> Scorer:
             entry = entries[record.key]
             turn_values.append(
                 {
-                    **score_value(solution, chosen, record),
+                    **score_value(solution, chosen, record, log.response_format),
                     "number": record.number,
                     "key": record.key,
                     "id": entry["id"],

@@ -85,6 +85,7 @@ def _per_key_metrics() -> dict[str, list[Metric]]:
         "answer_correct": [mean(), wilson_interval()],
         "answer_valid": [mean()],
         "lie_to_opponent": [mean()],
+        "format_ok": [mean()],
     }
 
 
@@ -95,12 +96,16 @@ class Played(Protocol):
     red: float
     answer_correct: bool
     answer_problem: str | None
+    slips: list[str]
 
 
-def score_value(solution: Solution, chosen: Action | None, record: Played) -> dict[str, float]:
+def score_value(
+    solution: Solution, chosen: Action | None, record: Played, response_format: str
+) -> dict[str, float]:
     """The numbers of one sample. An unreadable reply is invalid and never optimal; its
     regret is that of the Pass the game played instead. The answer keys are NaN (unscored)
-    when A was not the one asked."""
+    when A was not the one asked; `format_ok` (every reply on its tagged line) is NaN
+    outside the `free` format, which alone asks for tagged lines."""
     scenario = solution.scenario
     a_answers = scenario.answerer == SELF
     optimal = chosen == solution.decision.optimal
@@ -115,6 +120,7 @@ def score_value(solution: Solution, chosen: Action | None, record: Played) -> di
         "answer_correct": float(record.answer_correct) if a_answers else math.nan,
         "answer_valid": float(record.answer_problem is None) if a_answers else math.nan,
         "lie_to_opponent": float(lie),
+        "format_ok": float(not record.slips) if response_format == "free" else math.nan,
     }
 
 
@@ -213,7 +219,7 @@ def tom_scorer() -> Scorer:
         rules = Rules(lose=bool(state.metadata["lose"]))
         solution = solve(story, rules, with_neutral=bool(state.metadata["neutral"]))
         chosen = Action.from_text(record.action) if record.action else None
-        value = score_value(solution, chosen, record)
+        value = score_value(solution, chosen, record, record.response_format)
         return Score(
             value=value,
             answer=record.action or "invalid",

@@ -87,7 +87,7 @@ def coherence(
         metrics=coherence_metrics(weights, cost, temperature),
         # Room for the whole JSON answer (local models default to short replies).
         config=GenerateConfig(temperature=0.0, max_tokens=200),
-        version="1-A",
+        version="1-B",
         metadata={"estimator": estimator} | subset,
     )
 

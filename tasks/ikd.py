@@ -85,7 +85,7 @@ def ikd(
         dataset=dataset,
         solver=generate(),
         scorer=ikd_scorer(),
-        version="1-A",
+        version="2-A",
         metadata=source_metadata(
             "ikd", origin, data.duplicates, len(data.originals) + len(data.errors)
         )

@@ -39,6 +39,7 @@ def tom(
     games: int = 50,
     turns: int = 40,
     history: str = "none",
+    structured: bool = False,
     sample: int | None = None,
     sample_seed: int = 0,
 ) -> Task:
@@ -63,6 +64,9 @@ def tom(
         history: game mode: what stays in the conversation: "none" (each turn alone),
             "full" (every earlier turn and its public result) or "actions" (A's earlier
             actions only).
+        structured: ask for each reply as JSON of a schema (the option letter, or the
+            action's fields; the contents when answering), which providers that support
+            structured output enforce. Trial mode only.
         sample: play a balanced subset of this many samples: trial mode spreads them
             evenly over the expected action classes (the headline's) and the Extras, game
             mode draws games (default: every sample).
@@ -76,8 +80,11 @@ def tom(
         reps, seed = _whole_number("reps", reps), _whole_number("seed", seed)
         if scenario_file is not None and not isinstance(scenario_file, str):
             raise InputError(f"scenario_file must be a file name, not {scenario_file!r}")
-        if not isinstance(lose, bool):
-            raise InputError(f"lose must be true or false, not {lose!r}")
+        for name, flag in (("lose", lose), ("structured", structured)):
+            if not isinstance(flag, bool):
+                raise InputError(f"{name} must be true or false, not {flag!r}")
+        if structured and mode == "game":
+            raise InputError("structured output is for trial mode (mode=trial)")
         games, turns = _whole_number("games", games), _whole_number("turns", turns)
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
         records = scenario_records(ids, extras, reps, seed, scenario_file)
@@ -95,7 +102,7 @@ def tom(
                 dataset=dataset,
                 solver=play_game(answer_format, players, rules, cast(HistoryMode, history), seed),
                 scorer=game_scorer(),
-                version="1-A",
+                version=VERSION,
                 metadata=subset or None,
             )
         dataset, subset = sample_subset(
@@ -109,14 +116,18 @@ def tom(
         raise PrerequisiteError(f"tom: {error}") from None
     return Task(
         dataset=dataset,
-        solver=play_turn(answer_format, players, rules, seed),
+        solver=play_turn(answer_format, players, rules, seed, structured),
         scorer=tom_scorer(),
-        version="1-A",
+        version=VERSION,
         metadata=subset or None,
     )
 
 
 MODES = ("trial", "game")
+VERSION = "2-B"
+"""The task's version (eval.yaml): 2 since replies are read by the action they commit to,
+which changes the scores of replies that reason first; B since `sample` and
+`sample_seed` choose a balanced subset."""
 
 
 def _whole_number(name: str, value: object) -> int:

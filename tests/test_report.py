@@ -37,6 +37,8 @@ TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # seed 2 deals always-pass games it loses and an opponent's ask.
 GAME_ARGS: dict[str, Any] = {"mode": "game", "games": 4, "turns": 8, "reps": 1, "seed": 2}
 CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
+SETTING = "choice, " + ", ".join(f"{name}={value}" for name, value in TASK_ARGS.items())
+"""How a run label names TASK_ARGS: the format, then the arguments the user set."""
 
 
 def thinker(
@@ -151,7 +153,7 @@ def trials(logs: Path) -> pd.DataFrame:
     for row in evals.to_dict("records"):
         effort = json.loads(row["model_generate_config"] or "{}").get("reasoning_effort")
         setting = f"reasoning_effort={effort}" if effort else "default"
-        labels[row["eval_id"]] = f"{row['model']} [{setting}] ({row['task_arg_response_format']})"
+        labels[row["eval_id"]] = f"{row['model']} [{setting}] ({SETTING})"
     everything = samples_df(str(logs), columns=SampleSummary + SampleScores, full=True, quiet=True)
     frame: pd.DataFrame = everything[everything["eval_id"].isin(labels)].copy()
     frame["run"] = frame["eval_id"].map(labels)
@@ -219,8 +221,10 @@ def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
                 mine.loc[mine["metadata_answerer_role"] == role, "optimal"].mean()
             )
     by_run = {row["run"]: row for row in rows}
-    assert by_run["tom/oracle [default] (choice) (baseline)"]["plain"].startswith("1.000")
-    assert by_run["mockllm/model [reasoning_effort=none] (choice)"]["balanced"].startswith("0.333")
+    assert by_run[f"tom/oracle [default] ({SETTING}) (baseline)"]["plain"].startswith("1.000")
+    assert by_run[f"mockllm/model [reasoning_effort=none] ({SETTING})"]["balanced"].startswith(
+        "0.333"
+    )
 
 
 def test_the_mastery_table(logs: Path, report: tuple[str, Path]) -> None:
@@ -232,18 +236,20 @@ def test_the_mastery_table(logs: Path, report: tuple[str, Path]) -> None:
         "lie_to_opponent_answerer": "lie_to_opponent",
     }
     rows = tables(report[0])["Mastery categories"]
-    assert len(rows) == 4 * 5
+    assert len(rows) == 4
     for row in rows:
         mine = frame[frame["run"] == row["run"]]
-        if row["scope"] != "Overall":
-            mine = mine[mine["metadata_extra"] == row["scope"]]
         for category in categories:
             weighted = weights = 0.0
             for component in category["components"]:
                 chosen = mine[mine["metadata_id"].isin(component["ids"])]
                 weighted += component["weight"] * chosen[keys[component["success"]]].sum()
                 weights += component["weight"] * len(chosen)
-            assert row[category["name"]] == (three(weighted / weights) if weights else "n/a")
+            shown = row[category["name"]]
+            assert shown.split(" ")[0] == (three(weighted / weights) if weights else "n/a")
+            if weights:  # the score inside its interval
+                low, high = (float(x) for x in shown.split(" ", 1)[1].strip("[]").split(", "))
+                assert low <= weighted / weights <= high
 
 
 def test_the_error_analysis_tables(logs: Path, report: tuple[str, Path]) -> None:
@@ -299,15 +305,16 @@ def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> N
     frame = trials(logs)
     found = tables(report[0])
     (row,) = found["Reasoning"]
-    thinking = frame[frame["run"] == "mockllm/model [reasoning_effort=high] (choice)"]
-    assert row["run"] == "mockllm/model [reasoning_effort=high] (choice)"
+    thinking = frame[frame["run"] == f"mockllm/model [reasoning_effort=high] ({SETTING})"]
+    assert row["run"] == f"mockllm/model [reasoning_effort=high] ({SETTING})"
     assert row["turns with reasoning"] == "1.000"
     calls = 1 + (thinking["metadata_answerer"] == "A").astype(int)  # A answers in a second turn
     assert row["reasoning tokens per trial"] == three((7 * calls).mean())
     assert row["accuracy with reasoning"] == three(thinking["optimal"].mean())
     assert row["accuracy without"] == "n/a"
-    (pair,) = found["choice format"]
+    (pair,) = found[f"choice format, {SETTING.removeprefix('choice, ')}"]
     assert pair["balanced with"] == "1.000" and pair["balanced without"] == "0.333"
+    assert pair["reasoning seen"] == "1.000"
     assert pair["delta"] == three(1 - 1 / 3)
     low, high = (float(x) for x in pair["delta 95%"].strip("[]").split(", "))
     assert low < 2 / 3 < high
@@ -391,7 +398,11 @@ def test_the_full_games_table(game_logs: Path, tmp_path: Path) -> None:
     for row in rows:
         model = row["model"].removesuffix(" [default] (baseline)")
         values, turns = expected[(model, row["history"])]
-        assert (row["format"], row["games"], row["turns per game"]) == ("choice", "4", "8")
+        assert (row["format"], row["games"], row["turns per game"]) == (
+            "choice, reps=1, seed=2",
+            "4",
+            "8",
+        )
         for key in ("win", "tie", "loss"):
             assert row[key] == interval(values[key]), key
         assert row["margin"] == three(values["margin"].mean())

@@ -518,4 +518,7 @@ def test_a_second_export_does_not_count_anyone_twice(
         == 0
     )
     assert "an older log of participant p1; skipped" in capsys.readouterr().err
-    assert "| human:p1 [default] (choice) | 3 |" in (report / "report.md").read_text()
+    assert (
+        "| human:p1 [default] (choice, ids=12,17,30, extras=0A, reps=2) | 3 |"
+        in (report / "report.md").read_text()
+    )

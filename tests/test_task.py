@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
@@ -141,7 +142,7 @@ def test_asking_telling_and_lying_score_exactly(
 
 @pytest.mark.parametrize(
     ("response_format", "reply"),
-    [("choice", "I'd rather not say."), ("action", ""), ("free", "Tell(B, bag, apple), surely.")],
+    [("choice", "I'd rather not say."), ("action", ""), ("free", "Hard to say what is best.")],
 )
 def test_unreadable_replies_are_counted_not_dropped(
     tmp_path: Path, response_format: ResponseFormat, reply: str
@@ -153,6 +154,29 @@ def test_unreadable_replies_are_counted_not_dropped(
     assert got["regret.mean"] == pytest.approx(1 / 3)  # played as Pass
     for sample in log.samples or []:
         assert sample.scores is not None and sample.scores["tom_scorer"].answer == "invalid"
+
+
+def test_a_free_reply_without_its_action_line_is_read_and_the_slip_counted(
+    tmp_path: Path,
+) -> None:
+    tagged = metrics(
+        run(tmp_path, scripted(lambda view: f"ACTION: {PASS}"), response_format="free", **THREE)
+    )
+    assert tagged["format_ok.mean"] == 1.0
+    log = run(
+        tmp_path,
+        scripted(lambda view: f"Nothing to gain.\n{PASS}"),
+        response_format="free",
+        **THREE,
+    )
+    got = metrics(log)
+    assert got["valid.mean"] == 1.0 and got["format_ok.mean"] == 0.0
+    for sample in log.samples or []:
+        assert sample.store["GameRecord:slips"] == ["no ACTION: line"]
+    # The other formats ask for no tagged line: nothing to count.
+    assert math.isnan(
+        metrics(run(tmp_path, scripted(lambda view: PASS), **THREE))["format_ok.mean"]
+    )
 
 
 def test_the_lose_rule_sets_points_and_regret(tmp_path: Path) -> None:
@@ -286,3 +310,35 @@ def test_the_entry_point_and_one_line_errors(tmp_path: Path) -> None:
     assert bad.returncode != 0
     assert "tom: unknown Id 99" in bad.stdout + bad.stderr
     assert "Traceback" not in bad.stdout + bad.stderr
+
+
+@pytest.mark.parametrize("response_format", ["choice", "action", "free"])
+def test_structured_output_asks_for_a_schema_and_reads_the_json(
+    tmp_path: Path, response_format: ResponseFormat
+) -> None:
+    log = run(tmp_path, "tom/oracle", structured=True, response_format=response_format, **THREE)
+    got = metrics(log)
+    assert got["optimal.mean"] == 1.0 and got["valid.mean"] == 1.0
+    if response_format == "free":
+        assert got["format_ok.mean"] == 1.0  # the JSON field is the format's place
+    for sample in log.samples or []:
+        events = [event for event in sample.events if event.event == "model"]
+        schema = events[0].config.response_schema
+        assert schema is not None and schema.json_schema.properties is not None
+        fields = set(schema.json_schema.properties)
+        if response_format == "choice":
+            letters = schema.json_schema.properties["letter"].enum
+            assert letters == [
+                option_letter(i) for i in range(len(sample.store["GameRecord:options"]))
+            ]
+        else:
+            assert {"action", "player", "container", "contents"} <= fields
+        assert ("reasoning" in fields) == (response_format == "free")
+        assert json.loads(sample.messages[2].text)  # the reply is the JSON it was asked for
+
+
+def test_structured_output_is_for_trial_mode(tmp_path: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="structured output is for trial mode"):
+        tom(mode="game", structured=True)
+    with pytest.raises(PrerequisiteError, match="structured must be true or false"):
+        tom(structured="maybe")  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 """The `tom-eval` command: generate, check and show scenario files; report on logs; serve
-the web study and export its participants' logs.
+the web study and export its participants' logs; import the reference's recorded runs.
 
 Bad input ends with one line on stderr naming the file, row or scenario, exit code 2,
 and no output file; `check` exits 1 when a file disagrees with the engine.
@@ -172,6 +172,20 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import_runs(args: argparse.Namespace) -> int:
+    # Imported here: Inspect loads only for the commands that run evals.
+    from tom_eval.game.importing import import_runs
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    written, skipped = import_runs(args.runs, args.out, args.scenario_file, args.skip_bad, progress)
+    for problem in skipped:
+        print(f"tom-eval: skipped: {problem}", file=sys.stderr)
+    print(f"wrote {len(written)} log(s) to {args.out}")
+    return 0
+
+
 def _false_belief_items(args: argparse.Namespace) -> int:
     from tom_eval.false_belief.generation import generate_items
     from tom_eval.false_belief.item_file import write_items
@@ -268,6 +282,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress", type=Path, help="a JSON file kept up to date with the participants done"
     )
     export.set_defaults(run=_export)
+
+    runs = commands.add_parser(
+        "import-runs", help="recorded runs of the reference implementation as Inspect logs"
+    )
+    runs.add_argument("runs", type=Path, nargs="+", help="*_game_data.json files or folders")
+    runs.add_argument("--out", type=Path, required=True, help="folder for the logs")
+    runs.add_argument(
+        "--scenario-file",
+        type=Path,
+        help="the reference's scenarios_standardized.json (default: found beside the runs)",
+    )
+    runs.add_argument(
+        "--skip-bad", action="store_true", help="import the readable runs; list the others"
+    )
+    runs.set_defaults(run=_import_runs)
 
     battery = commands.add_parser(
         "false-belief-items", help="write generated false-belief tasks to an item file"

@@ -48,6 +48,15 @@ def players() -> type[ModelAPI]:
     return cast(type[ModelAPI], player)
 
 
+@modelapi(name="reference")
+def recorded_runs() -> type[ModelAPI]:
+    """`reference/<model>`: a run recorded by the game's reference implementation, replayed
+    by `tom-eval import-runs`."""
+    from tom_eval.game.importing import ReplayPlayer
+
+    return ReplayPlayer
+
+
 @modelapi(name="gguf")
 def local_models() -> type[ModelAPI]:
     from tom_eval.providers.gguf import GGUFAPI
@@ -66,7 +75,7 @@ def _packaged_tom(*args: Any, **kwargs: Any) -> Task:
 _game_task = inspect.unwrap(tasks.tom.tom)
 _packaged_tom.__signature__ = inspect.signature(_game_task)  # type: ignore[attr-defined]
 _packaged_tom.__doc__ = _game_task.__doc__
-tom = task(name="tom_eval/tom")(_packaged_tom)
+tom = task(name="tom")(_packaged_tom)  # in this package: registered as tom_eval/tom
 
 
 def report_sections() -> list[Section]:

@@ -29,15 +29,16 @@ from inspect_ai.analysis import (
 from inspect_ai.model import ChatMessage, ContentReasoning
 
 from tom_eval.errors import InputError
-from tom_eval.game.mastery import mastery_scores, slug
-from tom_eval.game.spec import EXTRAS, read_mastery
+from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
+from tom_eval.game.spec import EXTRAS, MasteryCategory, read_mastery
 from tom_eval.game.world import SELF, TEAMMATE
-from tom_eval.report.logs import json_object, label_runs, number, read_evals
+from tom_eval.report.logs import changed_settings, json_object, label_runs, number, read_evals
 from tom_eval.report.stats import Z95, fisher_exact, mann_whitney, two_proportions, wilson
 
 TASK_NAMES = ("tom", "tom_eval/tom")
 HUMAN = "tom/human"
 SCORE_KEYS = (
+    "format_ok",
     "optimal",
     "lies_okay",
     "valid",
@@ -48,8 +49,23 @@ SCORE_KEYS = (
 )
 ANSWERER_ROLES = ("Self", "Teammate", "Opponent")
 ACTION_CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
-_GAME_ARGS = ("lose", "lineup", "scenario_file", "sample", "sample_seed")
-"""Task arguments that change the game, so runs that differ in them never merge."""
+LABEL_DEFAULTS: dict[str, object] = {
+    "ids": "all",
+    "extras": "0A,0B,1A,1B",
+    "reps": 10,
+    "seed": 0,
+    "scenario_file": None,
+    "lineup": "default",
+    "lose": False,
+    "structured": False,
+    "sample": None,
+    "sample_seed": 0,
+}
+"""The defaults of tasks/tom.py's parameters that change what is measured (a test checks
+they agree): a run's label names those the user changed, so runs that differ in them
+never merge."""
+SCENARIO_SET = ("ids", "extras", "reps", "seed", "scenario_file", "sample", "sample_seed")
+"""The parameters that choose the scenarios: runs on other sets are not pooled."""
 _REQUIRED = (
     "metadata_id",
     "metadata_extra",
@@ -106,7 +122,9 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
-    evals["game"] = [_game_label(row) for row in evals.to_dict("records")]
+    rows = evals.to_dict("records")
+    evals["game"] = [_game_label(row) for row in rows]
+    evals["scenario_set"] = [_scenario_set(row) for row in rows]
     evals["baseline"] = evals["model"].str.startswith("tom/") & (evals["model"] != HUMAN)
     _label_people(evals)
     mode = evals.get("task_arg_mode", pd.Series("trial", index=evals.index)).fillna("trial")
@@ -165,6 +183,8 @@ def _trial_runs(
             thinking=("thinking", "first"),
             format=("format", "first"),
             baseline=("baseline", "first"),
+            scenario_set=("scenario_set", "first"),
+            setting=("game", "first"),
             logs=("log", "count"),
         )
         .reset_index()
@@ -228,16 +248,31 @@ def _games(
 
 
 def _game_label(row: Mapping[Hashable, Any]) -> str:
-    """The response format, plus any game-changing task argument that is set."""
-    changes = [
-        f"{name}={row[f'task_arg_{name}']}"
-        for name in _GAME_ARGS
-        if row.get(f"task_arg_{name}") not in (None, "", False, "default")
-        and not (
-            isinstance(row.get(f"task_arg_{name}"), float) and math.isnan(row[f"task_arg_{name}"])
-        )
+    """The response format, then every task argument the user changed, and for an imported
+    run whether the reference asked for free text."""
+    record = {str(key): value for key, value in row.items()}
+    changes = _changes(record, LABEL_DEFAULTS)
+    imported = json_object(record.get("metadata")).get("imported", {})
+    if imported.get("free_response"):
+        changes.append("reference free-response prompt")
+    return ", ".join([str(record["format"]), *changes])
+
+
+def _scenario_set(row: Mapping[Hashable, Any]) -> str:
+    """The scenarios a run played, as the task arguments that chose them say."""
+    record = {str(key): value for key, value in row.items()}
+    chosen = {name: LABEL_DEFAULTS[name] for name in SCENARIO_SET}
+    return ", ".join(_changes(record, chosen)) or "default scenarios"
+
+
+def _changes(record: dict[str, Any], defaults: dict[str, object]) -> list[str]:
+    """`name=value` for each changed task argument; a scenario file by its name."""
+    return [
+        f"scenario_file={Path(str(record['task_arg_scenario_file'])).name}"
+        if change.startswith("scenario_file=")
+        else change
+        for change in changed_settings(record, defaults)
     ]
-    return ", ".join([row["format"], *changes])
 
 
 def _reasoning_chars(message: ChatMessage) -> int:
@@ -358,7 +393,10 @@ def summary(results: Results) -> pd.DataFrame:
             "model": run.model,
             "reasoning": run.reasoning,
             "thinking": run.thinking,
+            "reasoning_seen": _share_with_reasoning(trials),
             "format": run.format,
+            "setting": run.setting,
+            "scenario_set": run.scenario_set,
             "baseline": run.baseline,
             "N": len(trials),
             "balanced": ba,
@@ -371,17 +409,30 @@ def summary(results: Results) -> pd.DataFrame:
             "lies_okay_low": lies_low,
             "lies_okay_high": lies_high,
             "invalid": 1 - float(trials["valid"].mean()),
+            "regret": float(trials["regret"].mean()),
+            "format_ok": _mean(trials["format_ok"].dropna()),
         }
         for extra in EXTRAS:
-            row[extra] = _mean(trials.loc[trials["extra"] == extra, "optimal"])
+            of_extra = trials.loc[trials["extra"] == extra, "optimal"]
+            row |= _with_interval(extra, _rate(of_extra)) | {f"{extra}_n": len(of_extra)}
         for role in ANSWERER_ROLES:
             row[role] = _mean(trials.loc[trials["answerer_role"] == role, "optimal"])
         rows.append(row)
-    return pd.DataFrame(rows)
+    # Models first, then the reference players, each by name.
+    return pd.DataFrame(rows).sort_values(["baseline", "run"], ignore_index=True)
 
 
 def _mean(values: pd.Series) -> float:
     return float(values.mean()) if len(values) else math.nan
+
+
+def _share_with_reasoning(trials: pd.DataFrame) -> float:
+    """The share of trials whose replies carried reasoning content (or reasoning tokens):
+    whether a run said to think actually did, as far as its log shows."""
+    if trials.empty:
+        return math.nan
+    seen = (trials["reasoning_turns"] > 0) | (trials["reasoning_tokens"] > 0)
+    return float(seen.mean())
 
 
 def game_summary(results: Results) -> pd.DataFrame:
@@ -424,7 +475,8 @@ def _with_interval(name: str, estimate: tuple[float, float, float]) -> dict[str,
 
 
 def mastery(results: Results) -> pd.DataFrame:
-    """Mastery categories per run, overall and per Extra (scenarios/mastery.yaml)."""
+    """Mastery categories per run, overall and per Extra (scenarios/mastery.yaml), each
+    with a 95% interval (`<category>_low`, `_high`) and its trials (`_n`)."""
     categories = read_mastery()
     rows = []
     for run in results.runs["run"]:
@@ -432,11 +484,39 @@ def mastery(results: Results) -> pd.DataFrame:
         for scope in ("Overall", *EXTRAS):
             subset = trials if scope == "Overall" else trials[trials["extra"] == scope]
             scores = mastery_scores(categories, _score_rows(subset))
-            rows.append(
-                {"run": run, "scope": scope}
-                | {slug(c.name): scores.get(slug(c.name), math.nan) for c in categories.categories}
-            )
+            row: dict[str, Any] = {"run": run, "scope": scope}
+            for category in categories.categories:
+                name = slug(category.name)
+                low, high, count = _mastery_interval(category, subset, scores.get(name))
+                row |= {name: scores.get(name, math.nan), f"{name}_low": low}
+                row |= {f"{name}_high": high, f"{name}_n": count}
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _mastery_interval(
+    category: MasteryCategory, trials: pd.DataFrame, score: float | None
+) -> tuple[float, float, int]:
+    """A normal 95% interval of a weighted category score: each component's share, with
+    two successes and two failures added (so that a share of 0 or 1 still has spread),
+    weighted as in the score; and the number of trials."""
+    if score is None:
+        return math.nan, math.nan, 0
+    parts = []
+    for component in category.components:
+        values = trials.loc[trials["spec_id"].isin(component.ids), SUCCESS_KEYS[component.success]]
+        if len(values):
+            parts.append(
+                (
+                    component.weight * len(values),
+                    (values.sum() + 2) / (len(values) + 4),
+                    len(values),
+                )
+            )
+    total = sum(weight for weight, _, _ in parts)
+    spread = math.sqrt(sum((weight / total) ** 2 * p * (1 - p) / n for weight, p, n in parts))
+    count = sum(n for _, _, n in parts)
+    return max(0.0, score - Z95 * spread), min(1.0, score + Z95 * spread), count
 
 
 def _score_rows(trials: pd.DataFrame) -> list[tuple[int, dict[str, float]]]:
@@ -452,11 +532,15 @@ def _score_rows(trials: pd.DataFrame) -> list[tuple[int, dict[str, float]]]:
     ]
 
 
-def id_by_extra(results: Results, runs: Sequence[str]) -> pd.DataFrame:
-    """Share optimal per (Id, Extra), pooled over `runs`."""
+def id_by_extra(results: Results, runs: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Share optimal per (Id, Extra), pooled over `runs`, and the trials of each cell."""
     trials = results.samples[results.samples["run"].isin(runs)]
-    table = trials.pivot_table(index="spec_id", columns="extra", values="optimal", aggfunc="mean")
-    return table.reindex(columns=[extra for extra in EXTRAS if extra in table.columns])
+    tables = [
+        trials.pivot_table(index="spec_id", columns="extra", values="optimal", aggfunc=function)
+        for function in ("mean", "count")
+    ]
+    columns = [extra for extra in EXTRAS if extra in tables[0].columns]
+    return tables[0].reindex(columns=columns), tables[1].reindex(columns=columns)
 
 
 def action_kind(text: str) -> str:
@@ -640,9 +724,11 @@ def _delta_interval(first: pd.Series, second: pd.Series) -> str:
 
 
 def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
-    """Runs of one model and format with reasoning off (or the default) and on."""
+    """Runs of one model, format and scenario set with reasoning off (or the default) and
+    on; `reasoning seen` says whether the run with reasoning shows any in its log."""
     rows = []
-    for (model, fmt), group in table[~table["baseline"]].groupby(["model", "format"]):
+    keys = ["model", "format", "scenario_set"]
+    for (model, fmt, _), group in table[~table["baseline"]].groupby(keys):
         on = group[group["thinking"] == "on"]
         off = group[group["thinking"] == "off"]
         if off.empty:
@@ -655,6 +741,7 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
                         "format": fmt,
                         "without": without["run"],
                         "with": with_reasoning["run"],
+                        "reasoning seen": with_reasoning["reasoning_seen"],
                         "balanced without": without["balanced"],
                         "balanced with": with_reasoning["balanced"],
                         "delta": with_reasoning["balanced"] - without["balanced"],

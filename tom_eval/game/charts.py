@@ -1,8 +1,12 @@
-"""The game's charts in the report (PNG). Each function takes a table from `analysis` and a
-path."""
+"""The game's charts in the report (PNG). Each takes a table from `analysis` and a path.
+
+Every run keeps its own colour, marker and line style (`report.charts.styles`), runs whose
+values are identical share one line named after all of them, rates carry their 95%
+intervals, and each chart says how many trials its values rest on."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -11,111 +15,172 @@ import pandas as pd
 
 from tom_eval.game.mastery import slug
 from tom_eval.game.spec import EXTRAS, read_mastery
-from tom_eval.report.charts import save
+from tom_eval.report.charts import same_series, save, styles
 
-_BASELINE_COLOURS = {
-    "tom/always-pass": "tab:red",
-    "tom/random": "tab:gray",
-    "tom/no-tom": "tab:purple",
-}
+CONSTANT_POLICY = 1 / 3
+"""The balanced accuracy of any policy that always takes one action (always pass)."""
+BAR = "dimgray"
 
 
-def model_comparison(table: pd.DataFrame, path: Path) -> Path:
-    """Balanced accuracy per run with 95% intervals; baselines as vertical lines."""
-    # With reference players only, they are the bars; otherwise they are the lines.
+def short_labels(table: pd.DataFrame) -> dict[str, str]:
+    """Run names without the settings every run of the chart shares (the title says them)."""
+    shared = table["setting"].nunique() == 1
+    return {
+        str(row["run"]): f"{row['model']} [{row['reasoning']}]" if shared else str(row["run"])
+        for row in table.to_dict("records")
+    }
+
+
+def model_comparison(table: pd.DataFrame, path: Path, title: str) -> Path:
+    """Balanced accuracy per run with its 95% interval and trials; reference players as
+    vertical lines beside models (as the bars when there is no model); the constant
+    policy's 1/3 always marked."""
     lines = table[table["baseline"]] if (~table["baseline"]).any() else table.iloc[0:0]
     models = table.drop(lines.index).sort_values("balanced")
-    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * max(1, len(models))))
+    figure, axes = plt.subplots(figsize=(9, 1.4 + 0.32 * max(1, len(models))))
     positions = np.arange(len(models))
     errors = [
         models["balanced"] - models["balanced_low"],
         models["balanced_high"] - models["balanced"],
     ]
-    axes.barh(positions, models["balanced"], xerr=errors, color="tab:blue", capsize=3)
-    axes.set_yticks(positions, models["run"])
-    for baseline in lines.itertuples():
-        colour = _BASELINE_COLOURS.get(baseline.model, "black")
-        axes.axvline(baseline.balanced, color=colour, linestyle="--", label=baseline.model)
-    axes.set_xlim(0, 1)
+    axes.barh(positions, models["balanced"], xerr=errors, color=BAR, capsize=3)
+    names = short_labels(table)
+    labels = [f"{names[run]} (n={n})" for run, n in zip(models["run"], models["N"], strict=True)]
+    axes.set_yticks(positions, labels)
+    axes.tick_params(axis="y", labelsize=7)
+    marks = [("constant policy (1/3)", [CONSTANT_POLICY])]
+    marks += [(str(row.model), [float(row.balanced)]) for row in lines.itertuples()]
+    for (name, (value,)), style in zip(same_series(marks), styles(len(marks)), strict=False):
+        colour = "black" if name.startswith("constant policy") else style.colour
+        axes.axvline(value, color=colour, linestyle=style.linestyle, label=name)
+    axes.set_xlim(0, 1.02)
     axes.set_xlabel("balanced accuracy (95% interval)")
-    axes.set_title("Model comparison")
-    if len(lines):
-        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes.set_title(f"Model comparison, {title}", fontsize=9)
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return save(figure, path)
 
 
-def id_by_extra_heatmap(table: pd.DataFrame, path: Path, title: str) -> Path:
-    """Share optimal per Id (rows) and Extra (columns)."""
-    figure, axes = plt.subplots(figsize=(4.5, 1 + 0.22 * len(table)))
-    image = axes.imshow(table.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    axes.set_xticks(range(len(table.columns)), table.columns)
-    axes.set_yticks(
-        range(len(table.index)), [f"Id {spec_id}" for spec_id in table.index], fontsize=7
+def load_effects(table: pd.DataFrame, path: Path, title: str) -> Path:
+    """Share optimal per Extra with 95% intervals, one line per run (identical runs
+    merged), points spread a little sideways so that none hides another."""
+    figure, axes = plt.subplots(figsize=(10, 4.5))
+    records = table.to_dict("records")
+    names = short_labels(table)
+    series = same_series(
+        [(names[str(row["run"])], [row[extra] for extra in EXTRAS]) for row in records]
     )
-    for (row, column), value in np.ndenumerate(table.to_numpy(dtype=float)):
+    first = {names[str(row["run"])]: row for row in records}
+    offsets = np.linspace(-0.2, 0.2, len(series)) if len(series) > 1 else [0.0]
+    for (name, values), style, offset in zip(series, styles(len(series)), offsets, strict=True):
+        row = first[name.split(" = ")[0]]
+        pairs = list(zip(EXTRAS, values, strict=True))
+        # max(0, ...): an interval computed apart may miss its value by a rounding error.
+        low = [max(0.0, value - row[f"{extra}_low"]) for extra, value in pairs]
+        high = [max(0.0, row[f"{extra}_high"] - value) for extra, value in pairs]
+        axes.errorbar(
+            np.arange(len(EXTRAS)) + offset,
+            values,
+            yerr=[low, high],
+            color=style.colour,
+            marker=style.marker,
+            linestyle=style.linestyle,
+            capsize=2,
+            label=name,
+        )
+    axes.set_xticks(range(len(EXTRAS)), [_with_trials(extra, table) for extra in EXTRAS])
+    axes.set_ylim(0, 1.05)
+    axes.set_ylabel("share optimal (95% interval)")
+    axes.set_title(f"Load effects, {title}: 0A minimal, 0B +3 events, 1A matched, 1B ECT load")
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return save(figure, path)
+
+
+def _with_trials(extra: str, table: pd.DataFrame) -> str:
+    counts = set(table[f"{extra}_n"])
+    return f"{extra}\n(n={counts.pop()})" if len(counts) == 1 else f"{extra}\n(n varies)"
+
+
+def mastery_heatmap(table: pd.DataFrame, runs: pd.DataFrame, path: Path, title: str) -> Path:
+    """The mastery categories (columns) of every run (rows): each cell the score and the
+    half-width of its 95% interval; the column labels give the trials a run had."""
+    categories = [category.name for category in read_mastery().categories]
+    overall = table[table["scope"] == "Overall"]
+    keys = [slug(category) for category in categories]
+    values = overall[keys].to_numpy(dtype=float)
+    figure, axes = plt.subplots(figsize=(13, 1.6 + 0.34 * max(1, len(overall))))
+    image = axes.imshow(values, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    counts = [int(overall[f"{key}_n"].max()) if len(overall) else 0 for key in keys]
+    axes.set_xticks(
+        range(len(categories)),
+        [f"{category}\n(n={count})" for category, count in zip(categories, counts, strict=True)],
+        rotation=20,
+        ha="right",
+        fontsize=7,
+    )
+    names = short_labels(runs)
+    axes.set_yticks(range(len(overall)), [names[run] for run in overall["run"]], fontsize=7)
+    for (row, column), value in np.ndenumerate(values):
+        if not math.isnan(value):
+            record = overall.iloc[row]
+            half = (record[f"{keys[column]}_high"] - record[f"{keys[column]}_low"]) / 2
+            axes.text(column, row, f"{value:.2f}±{half:.2f}", ha="center", va="center", fontsize=6)
+    figure.colorbar(image, ax=axes, label="weighted share of successes")
+    axes.set_title(f"ToM mastery categories, {title}", fontsize=9)
+    return save(figure, path)
+
+
+def id_by_extra_heatmap(values: pd.DataFrame, counts: pd.DataFrame, path: Path, title: str) -> Path:
+    """Share optimal per Id (rows) and Extra (columns); each cell says its trials."""
+    figure, axes = plt.subplots(figsize=(5, 1 + 0.26 * len(values)))
+    grid = values.to_numpy(dtype=float)
+    image = axes.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    axes.set_xticks(range(len(values.columns)), values.columns)
+    axes.set_yticks(
+        range(len(values.index)), [f"Id {spec_id}" for spec_id in values.index], fontsize=7
+    )
+    for (row, column), value in np.ndenumerate(grid):
         if not np.isnan(value):
-            axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=6)
+            count = int(counts.to_numpy(dtype=float)[row, column])
+            axes.text(column, row, f"{value:.2f} n={count}", ha="center", va="center", fontsize=5)
     figure.colorbar(image, ax=axes, label="share optimal")
     axes.set_title(title, fontsize=9)
     return save(figure, path)
 
 
-def load_effects(table: pd.DataFrame, path: Path) -> Path:
-    """Share optimal per Extra, one line per run."""
-    figure, axes = plt.subplots(figsize=(10, 4))
-    for row in table.to_dict("records"):
-        style = "--" if row["baseline"] else "-"
-        axes.plot(EXTRAS, [row[extra] for extra in EXTRAS], style, marker="o", label=row["run"])
-    axes.set_ylim(0, 1.05)
-    axes.set_ylabel("share optimal")
-    axes.set_title("Load effects: 0A minimal, 0B +3 events, 1A matched events, 1B ECT load")
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    return save(figure, path)
-
-
-def mastery_per_model(table: pd.DataFrame, path: Path) -> Path:
-    """The mastery categories, one bar per run."""
-    names = [category.name for category in read_mastery().categories]
-    overall = table[table["scope"] == "Overall"]
-    figure, axes = plt.subplots(figsize=(12, 4.5))
-    width = 0.8 / max(1, len(overall))
-    positions = np.arange(len(names))
-    for index, row in enumerate(overall.to_dict("records")):
-        values = [row[slug(name)] for name in names]
-        axes.bar(positions + index * width, values, width, label=row["run"])
-    axes.set_xticks(
-        positions + width * (len(overall) - 1) / 2, names, rotation=20, ha="right", fontsize=8
-    )
-    axes.set_ylim(0, 1.05)
-    axes.set_ylabel("weighted share of successes")
-    axes.set_title("ToM mastery categories")
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    return save(figure, path)
-
-
-def thinking_pairs(pairs: pd.DataFrame, path: Path) -> Path:
-    """Balanced accuracy without and with reasoning, per model, with the paired delta."""
-    figure, axes = plt.subplots(figsize=(7, 1.5 + 0.5 * len(pairs)))
-    records = pairs.to_dict("records")
-    for index, row in enumerate(records):
+def thinking_pairs(pairs: pd.DataFrame, table: pd.DataFrame, path: Path) -> Path:
+    """Balanced accuracy without and with reasoning, per model, with 95% intervals and the
+    paired difference."""
+    figure, axes = plt.subplots(figsize=(8, 1.5 + 0.5 * len(pairs)))
+    runs = table.set_index("run")
+    for index, row in enumerate(pairs.to_dict("records")):
+        for side, colour in (("without", "tab:orange"), ("with", "tab:green")):
+            run = runs.loc[row[side]]
+            axes.errorbar(
+                [run["balanced"]],
+                [index],
+                xerr=[
+                    [run["balanced"] - run["balanced_low"]],
+                    [run["balanced_high"] - run["balanced"]],
+                ],
+                color=colour,
+                marker="o",
+                capsize=3,
+                label=f"reasoning {'on' if side == 'with' else 'off'}" if index == 0 else None,
+            )
         without, with_ = row["balanced without"], row["balanced with"]
-        axes.plot([without, with_], [index, index], color="gray")
-        axes.scatter(
-            [without], [index], color="tab:orange", label="reasoning off" if index == 0 else None
-        )
-        axes.scatter(
-            [with_], [index], color="tab:green", label="reasoning on" if index == 0 else None
-        )
+        axes.plot([without, with_], [index, index], color="gray", linewidth=0.8)
         axes.annotate(
-            f"{with_ - without:+.2f}",
+            f"{with_ - without:+.2f} {row['delta 95%']}",
             (max(without, with_), index),
-            xytext=(6, -3),
+            xytext=(8, 4),
             textcoords="offset points",
-            fontsize=8,
+            fontsize=7,
         )
-    axes.set_yticks(range(len(records)), [f"{row['model']} ({row['format']})" for row in records])
-    axes.set_xlim(0, 1.1)
-    axes.set_xlabel("balanced accuracy")
+    labels = [f"{row['model']} ({row['format']})" for row in pairs.to_dict("records")]
+    axes.set_yticks(range(len(pairs)), labels, fontsize=7)
+    axes.set_xlim(0, 1.25)
+    axes.axvline(CONSTANT_POLICY, color="black", linewidth=0.8)
+    axes.set_xlabel("balanced accuracy (95% interval)")
     axes.set_title("Thinking vs non-thinking (paired)")
     axes.legend(fontsize=8, loc="lower right")
     return save(figure, path)

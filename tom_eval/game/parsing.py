@@ -8,42 +8,46 @@ reply that cannot be read becomes a ParsedAction/ParsedAnswer with `None` and a 
 
 Actions (`parse_action`)
 
-* Structured actions are `Ask(player, container)` and `Tell(player, container, contents)`,
-  in any case, with any spacing and a closing parenthesis. Each argument may be quoted,
-  have punctuation at its ends (`apple.`), or a key (`player=B`, `container: bag`). A
-  player may be written `Player B`; the player A itself is never a target. A container
-  may carry an article (`the bag`).
-* Tell contents are lowercased with articles dropped. A phrase naming exactly one known
-  item (`red ball`, `apples`) becomes that item; one naming no item but saying empty
-  (nothing, empty, none, no object, not anything) becomes `nothing`; any other phrase is
-  kept as a (strange but legal) Tell: `unicorn`, `apple or banana`.
-* Structured actions win over the word "pass": `Tell(B, bag, apple). I'll pass on
-  explaining.` is the Tell. Without one, a non-negated standalone "pass" is Pass (`Pass.`,
-  `I'll pass`, `{"action": "Pass"}`), but not "I won't pass" or "passing".
-* A reply naming several different well-formed actions is ambiguous; repeating one is fine.
-  Malformed expressions (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) are
-  ignored beside a well-formed one; alone, the first says what is wrong.
-* `action` format reads the whole reply and ignores `options`.
-* `free` format reads only the last line starting with `ACTION:` (any case); when nothing
-  follows the colon, the next line is read instead. Everything else is ignored. With
-  `options`, that line follows the `choice` rules, so it may give a letter.
-* `choice` format (needs `options`, else it is `action`): options are lettered A, B, C...
-  A reply that is only a letter, optionally with `Option`, brackets or punctuation (`b`,
-  `(B)`, `B.`, `Option B`), selects it. Otherwise letters count only after a keyword
-  (`option C`, `my choice is C`, `the answer is B`, `I choose C`, `Answer: B`), alone on
-  a line, or as a line label (`B) ...`, `(B) ...`, `B. ...`, `B - ...`), always
-  uppercase, so player names inside `Ask(B, bag)` are never letters. A written-out action
-  counts as the option it equals; "pass" counts only when nothing else is named, so
-  `B) Pass` is option B. All named options must agree, except that a last line like
-  `Answer: X` / `Final answer: X` / `The answer is X` that names an option decides alone,
-  and otherwise a first line naming exactly one option does (small models answer first,
-  then go on listing options).
-  A letter beyond the options or an action not among them is invalid.
+* An action is named by a call, `Ask(player, container)` or `Tell(player, container,
+  contents)`, in any case, spacing and quoting, with keys (`player=B`), `Player B`, articles
+  (`the bag`) and end punctuation; by the word "pass" (not "I won't pass", "pass on
+  explaining"); by a whole action in words that names every argument ("ask B about the
+  bag", "tell B that the box holds the brick"); in `choice` format also by an option letter
+  (`B`, `(B)`, `Option B`, `the answer is B`, a line label `B) ...`, uppercase only, so the B
+  of `Ask(B, bag)` is never an option) or by an option's action. A reply that is one JSON
+  object names its action in its fields (`{"action": "ask", "player": "B", "container":
+  "bag"}`, `{"letter": "D"}`), as structured output does.
+* Tell contents are lowercased with articles dropped; a phrase naming exactly one known item
+  (`red ball`) is that item, an empty word (nothing, empty, none) `nothing`, anything else is
+  kept as a strange but legal Tell (`unicorn`).
+* The action is the one the reply finally commits to, read in this order:
+  1. a closing statement: the last `Action: X`, `Final answer: X`, `My move is X` line or
+     sentence that names an action;
+  2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
+     "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
+     each name a different action or option: an echoed option list is no answer). They
+     must agree, unless a revision ("Actually, ...", "Wait - ...") replaces what came
+     before; two different commitments are ambiguous, hence invalid;
+  3. the last sentence that names an action it does not weigh, doubt or reject ("I could
+     Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "a Tell", a question);
+     several different ones are ambiguous;
+  4. otherwise the reply commits to nothing: invalid, with what it only weighed.
+  A malformed call (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) commits to
+  nothing; read alone, it says what is wrong. "Ask (costs 0.5)" is prose, not a call.
+* `free` format reads the last `ACTION:` line (the next line when nothing follows the
+  colon); a reply without one is read as above and marked with a `slip`, which the scorer
+  counts (`format_ok`). With `options`, the line may give a letter.
+* `choice` format (needs `options`, else it is `action`): a letter beyond the options or an
+  action not among them is invalid; "pass" counts only where nothing else is named, so
+  `B) Pass` is option B. `action` format ignores `options`.
 
 Answers (`parse_answer`)
 
-* `free` format reads only the last line starting with `ANSWER:`; the other formats read
-  the whole reply, unless its last line is a final-answer line (`Answer: X`), which decides.
+* `free` format reads the last line starting with `ANSWER:` (without one: as the other
+  formats, marked with a `slip`); the other formats read the whole reply, unless its last
+  sentence is a final answer (`Answer: X`), which decides. A JSON object gives its
+  `contents` (or `answer`) field.
+* A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word or a negation (`not empty: an apple`; `no apple` is also apple, as answers
   are asked to be short). Several items are ambiguous. No item but an empty word answers
@@ -61,10 +65,11 @@ Replies (`parse_reply`, full game: another player asked A)
 
 from __future__ import annotations
 
+import json
 import re
 import string
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from tom_eval.game.decisions import PASS, Action
@@ -74,6 +79,10 @@ ResponseFormat = Literal["choice", "action", "free"]
 RESPONSE_FORMATS: tuple[str, ...] = ("choice", "action", "free")
 
 _T = TypeVar("_T")
+_ACTION_KEYS = ("letter", "option", "choice", "action", "answer")
+"""Where a JSON reply names its action or option."""
+_ANSWER_KEYS = ("contents", "answer", "item")
+"""Where a JSON reply names what is in the container."""
 _LETTERS = string.ascii_uppercase
 # ASCII: without it, case folding lets the Kelvin sign match "k", so "as\u212a(" would be Ask.
 _FLAGS = re.IGNORECASE | re.ASCII
@@ -93,11 +102,142 @@ _CALL = re.compile(r"\b(ask|tell)\s*\(([^()]*)\)", _FLAGS)
 _ARG_KEY = re.compile(r"^(?:player|container|contents|item)\s*[=:]\s*", _FLAGS)
 _PLAYER_PREFIX = re.compile(r"^player\s+", _FLAGS)
 _ARTICLES = re.compile(r"\b(?:the|a|an)\b", _FLAGS)
-_PASS = re.compile(r"\bpass\b", _FLAGS)
+_PASS = re.compile(
+    r"\bpass\b(?!\s+(?:on\s+(?:\w+ing|further|comment|details|that)|up|along|by|through|over"
+    r"|down|away|(?:it|the\s+\w+)\s+(?:on|to|along))\b)",
+    _FLAGS,
+)
+"""The word pass as an action: not "pass on explaining", "pass the ball", "pass up"."""
 _NEGATED = re.compile(r"(?:\b(?:not|never|cannot)|n't)\s+(?:\w+\s+){0,2}$", _FLAGS)
 _NEGATION_WINDOW = 40
+_PLAYER_WORD = r"(?:player\s+)?(?P<player>[BCDN])\b"
+_CONTAINER_WORD = r"(?:the\s+)?(?P<container>[a-z]+)"
+_WORDED_ASK = re.compile(
+    rf"\bask(?:ing)?\s+{_PLAYER_WORD}\s+(?:about|what(?:'s|\s+is)?\s+in)\s+{_CONTAINER_WORD}",
+    _FLAGS,
+)
+_WORDED_TELL = re.compile(
+    rf"\btell(?:ing)?\s+{_PLAYER_WORD}\s*[:,]?\s*(?:that\s+)?{_CONTAINER_WORD}\s+"
+    r"(?:contains|has|holds)\s+(?:an?\s+|the\s+)?(?P<contents>[a-z]+)",
+    _FLAGS,
+)
+_WORDED_TELL_ITEM = re.compile(
+    rf"\btell(?:ing)?\s+{_PLAYER_WORD}\s*[:,]?\s*(?:that\s+)?(?:an?\s+|the\s+)?"
+    rf"(?P<contents>[a-z]+)\s+is\s+(?:now\s+)?in\s+{_CONTAINER_WORD}",
+    _FLAGS,
+)
+"""Whole actions in words: every argument named ("ask B" alone is a mention, no action)."""
+_ONE_WORD = re.compile(r"\s*[\"'\u2018\u201c]?[a-z]*[\"'\u2019\u201d]?\s*", _FLAGS)
+_PLACEHOLDER = re.compile(r"\.\.\.|\u2026")
+_HEDGE_WINDOW = 60
 
-_WHOLE_LETTER = re.compile(r"\W*(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*", _FLAGS)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][)\]\"'])\s+|(?<=[a-z][.!?])(?=[A-Z])")
+"""Where a sentence ends: after . ! ? and a space, or glued to the next ("cost.Pass")."""
+_CLOSING = re.compile(
+    r"(?:(?:so|therefore|thus|hence|then|ok(?:ay)?)\s*,?\s*)?(?:the\s+|my\s+)?"
+    r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
+    r"(?:answer|action|choice|decision|move|selection)\s*(?:is\b\s*:?|[:=-])\s*(.+)",
+    _FLAGS,
+)
+"""A closing statement: `Action: X`, `Final answer: X`, `So my move is X`."""
+_OPTION_LINE = re.compile(r"\(?([A-Z])(?:\)|[.:]\s)\s*\S", re.ASCII)
+"""A line that starts with an option label, as the options of a choice prompt do."""
+_WORD = re.compile(r"[a-z']+")
+_FILLER = frozenset(
+    [
+        "i",
+        "i'll",
+        "ill",
+        "i'd",
+        "id",
+        "i'm",
+        "im",
+        "will",
+        "shall",
+        "should",
+        "must",
+        "choose",
+        "chose",
+        "pick",
+        "select",
+        "go",
+        "going",
+        "with",
+        "my",
+        "final",
+        "answer",
+        "action",
+        "move",
+        "choice",
+        "decision",
+        "selection",
+        "is",
+        "the",
+        "best",
+        "optimal",
+        "right",
+        "correct",
+        "so",
+        "therefore",
+        "thus",
+        "hence",
+        "then",
+        "ok",
+        "okay",
+        "option",
+        "take",
+        "play",
+        "do",
+        "make",
+        "let's",
+        "lets",
+        "me",
+        "we",
+        "to",
+        "be",
+        "it",
+        "its",
+        "it's",
+        "that",
+        "that's",
+        "thats",
+        "here",
+        "this",
+        "turn",
+        "round",
+        "now",
+        "just",
+        "simply",
+        "yes",
+        "a",
+        "json",
+    ]
+)
+"""Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
+_HEDGE_BEFORE = re.compile(
+    r"(?:\b(?:could|might|may|would|if|whether|instead\s+of|rather\s+than|consider(?:ed|ing)?"
+    r"|versus|vs|without|avoid(?:ing)?|unless|not|never|no\s+need(?:\s+to)?|no\s+point)\b"
+    r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
+    _FLAGS,
+)
+_CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\b(?:but|so|therefore|thus|hence|and|then)\b", _FLAGS)
+_REVISION = re.compile(
+    r"(?:actually|wait|no|hmm+|on\s+second\s+thought|correction|scratch\s+that|instead)\b",
+    _FLAGS,
+)
+"""A sentence that takes back what came before."""
+_HEDGE_AFTER = re.compile(
+    r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:a\s+waste|pointless|useless|"
+    r"unnecessary|redundant))|is\s+(?:not|unnecessary|pointless|useless|redundant|wasteful|"
+    r"a\s+waste)\b|isn't|wastes|won't|doesn't|does\s+not|gains?\s+nothing|adds?\s+nothing)",
+    _FLAGS,
+)
+"""What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5")."""
+
+_WHOLE_LETTER = re.compile(
+    r"\W*(?:(?:so|thus|hence|therefore|then)\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*",
+    _FLAGS,
+)
 # A letter counts after a keyword ("option C", "my choice is B") or as a whole line or
 # line label ("B", "B) Ask(B, bag)"); uppercase only, so prose like "a box" is no letter.
 _NAMED_LETTER = re.compile(
@@ -134,6 +274,8 @@ class ParsedAction:
     """None when the reply is invalid."""
     problem: str | None = None
     """One short line saying why the reply is invalid; None when it is valid."""
+    slip: str | None = None
+    """A format slip read past (`free` without an ACTION: line): counted, not dropped."""
 
     @property
     def valid(self) -> bool:
@@ -145,6 +287,8 @@ class ParsedAnswer:
     contents: str | None
     """A canonical item, NOTHING, or a normalised phrase; None when the reply is invalid."""
     problem: str | None = None
+    slip: str | None = None
+    """A format slip read past (`free` without an ANSWER: line): counted, not dropped."""
 
     @property
     def valid(self) -> bool:
@@ -192,19 +336,25 @@ def parse_action(
         frozenset(player.upper() for player in players),
         frozenset(container.lower() for container in containers),
     )
-    lines = _clean_lines(text)
+    structured = _structured(text, _ACTION_KEYS)
+    lines = _clean_lines(structured or text)
     if not lines:
         return _bad_action("empty reply")
-    if response_format == "free":
-        focus = _labelled(lines, "action")
-        if focus is None:
-            return _bad_action("no ACTION: line")
-        if not focus:
-            return _bad_action("empty ACTION: line")
-        lines = focus
     if options and response_format != "action":
-        return _parse_choice(lines, options, vocabulary)
-    return _parse_written_action("\n".join(lines), vocabulary)
+        reading = _choice_reading(options, vocabulary)
+    else:
+        reading = _action_reading(vocabulary)
+    # A JSON reply's field is the format's place for the action, as an ACTION: line is.
+    if response_format != "free" or structured is not None:
+        return _read_reply(lines, reading)
+    focus = _labelled(lines, "action")
+    if focus is None:
+        # A format slip: read the reply's final commitment anyway, and say so.
+        read = _read_reply(lines, reading)
+        return replace(read, slip="no ACTION: line") if read.valid else read
+    if not focus:
+        return _bad_action("empty ACTION: line")
+    return _read_reply(focus, reading)
 
 
 def parse_answer(text: str, response_format: ResponseFormat) -> ParsedAnswer:
@@ -212,7 +362,8 @@ def parse_answer(text: str, response_format: ResponseFormat) -> ParsedAnswer:
     focus = _answer_focus(text, response_format)
     if isinstance(focus, ParsedAnswer):
         return focus
-    return _answer_in(focus)
+    answer = _answer_in(focus.text)
+    return replace(answer, slip=focus.slip) if answer.valid else answer
 
 
 def parse_reply(text: str, response_format: ResponseFormat) -> ParsedReply:
@@ -221,30 +372,63 @@ def parse_reply(text: str, response_format: ResponseFormat) -> ParsedReply:
     focus = _answer_focus(text, response_format)
     if isinstance(focus, ParsedAnswer):
         return ParsedReply(None, refused=False, problem=focus.problem)
-    if _REFUSAL.search(focus) and not _items_in(focus):
+    if _REFUSAL.search(focus.text) and not _items_in(focus.text):
         return ParsedReply(None, refused=True)
-    answer = _answer_in(focus)
+    answer = _answer_in(focus.text)
     return ParsedReply(answer.contents, refused=False, problem=answer.problem)
 
 
-def _answer_focus(text: str, response_format: ResponseFormat) -> str | ParsedAnswer:
-    """The part of a reply that holds the answer, or why there is none."""
+@dataclass(frozen=True, slots=True)
+class _Focus:
+    text: str
+    """The part of a reply that holds the answer."""
+    slip: str | None = None
+
+
+def _answer_focus(text: str, response_format: ResponseFormat) -> _Focus | ParsedAnswer:
+    """The part of a reply that holds the answer, or why there is none: in `free` format
+    the ANSWER: line (without one, a slip read past), else a closing `Answer: X` line or
+    sentence, else the whole reply."""
     _check_format(response_format)
+    structured = _structured(text, _ANSWER_KEYS)
+    if structured is not None:
+        return _Focus(structured)
     lines = _clean_lines(text)
     if not lines:
         return ParsedAnswer(None, "empty reply")
     if response_format == "free":
         focus = _labelled(lines, "answer")
-        if focus is None:
-            return ParsedAnswer(None, "no ANSWER: line")
-        if not focus:
+        if focus is not None and not focus:
             return ParsedAnswer(None, "empty ANSWER: line")
-        lines = focus
-    else:
-        final = _FINAL_ANSWER.fullmatch(lines[-1])
-        if final is not None:
-            lines = [final.group(1)]
-    return "\n".join(lines)
+        if focus is not None:
+            return _Focus(focus[0])
+    sentences = _sentences(lines[-1])
+    final = _FINAL_ANSWER.fullmatch(sentences[-1]) if sentences else None
+    text = final.group(1) if final is not None else "\n".join(lines)
+    return _Focus(text, "no ANSWER: line" if response_format == "free" else None)
+
+
+def _structured(text: str, keys: tuple[str, ...]) -> str | None:
+    """A reply that is one JSON object (structured output, or a model's own JSON) as the
+    text it stands for: action fields as a call (`{"action": "ask", "player": "B",
+    "container": "bag"}` is `Ask(B, bag)`), else the first of `keys` it holds. Reasoning
+    fields beside them are not read: the object names its answer."""
+    body = _FENCE.sub("", text).strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    fields = {str(key).lower(): value for key, value in data.items()}
+    kind = str(fields.get("action", "")).lower()
+    names = {"ask": ("player", "container"), "tell": ("player", "container", "contents")}
+    args = [fields.get(name) for name in names.get(kind, ())]
+    if args and all(isinstance(arg, str) for arg in args):
+        return f"{kind.capitalize()}({', '.join(map(str, args))})"
+    return next((fields[key] for key in keys if isinstance(fields.get(key), str)), None)
 
 
 def _check_format(response_format: str) -> None:
@@ -278,19 +462,236 @@ def _labelled(lines: list[str], label: str) -> list[str] | None:
     return None
 
 
-def _parse_written_action(text: str, vocabulary: _Vocabulary) -> ParsedAction:
-    calls = [_parse_call(match, vocabulary) for match in _CALL.finditer(text)]
-    actions = _distinct(call.action for call in calls if call.action is not None)
-    if len(actions) > 1:
-        named = ", ".join(str(action) for action in actions)
-        return _bad_action(f"ambiguous: several different actions ({named})")
-    if actions:
-        return ParsedAction(actions[0])
-    if calls:
-        return calls[0]
-    if _says_pass(text):
-        return ParsedAction(PASS)
-    return _bad_action("no action found")
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    """One place a text names an action (a call, the word pass, an option letter)."""
+
+    outcome: ParsedAction
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What a format counts as naming an action: calls and "pass" (`action`), also option
+    letters (`choice`, whose option lines may be echoed)."""
+
+    mentions: Callable[[str], list[_Mention]]
+    options_listed: bool
+    nothing: str
+    """The problem of a reply that names nothing."""
+
+
+def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
+    """The action a reply finally commits to (the module docstring gives the order)."""
+    closing = _closing_statement(lines, reading)
+    if closing is not None:
+        return closing
+    listed = _listed_lines(lines, reading)
+    sentences = [
+        sentence
+        for index, line in enumerate(lines)
+        if index not in listed
+        for sentence in _sentences(line)
+    ]
+    committed = _commitments(sentences, reading)
+    if len(committed) > 1:
+        return _bad_action(f"ambiguous: commits to several actions ({_labels(committed)})")
+    if committed:
+        return committed[0]
+    for sentence in reversed(sentences):
+        named = [] if sentence.endswith("?") else _unhedged(sentence, reading.mentions(sentence))
+        if named:
+            return _one_of(named)
+    if listed and len(listed) == len(lines):
+        return _bad_action("a list of options, not a choice among them")
+    weighed = _distinct(
+        _labels([mention.outcome])
+        for sentence in sentences
+        for mention in reading.mentions(sentence)
+    )
+    if weighed:
+        return _bad_action(f"no action committed to (only weighed: {', '.join(weighed)})")
+    return _bad_action(reading.nothing)
+
+
+def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
+    """The different actions the sentences state on their own, in order; a revision
+    ("Actually, option D.", "Wait - I saw it myself. Pass.") replaces what came before.
+    A bare malformed call ("Ask(X, bag)") commits to nothing (alone, it says what is wrong)."""
+    committed: list[ParsedAction] = []
+    revising = False
+    for sentence in sentences:
+        revising = revising or (_REVISION.match(sentence) is not None and sentence[-1] != "?")
+        outcome = _commitment(sentence, reading)
+        if outcome is None and revising:
+            named = _distinct(m.outcome for m in _unhedged(sentence, reading.mentions(sentence)))
+            outcome = named[0] if len(named) == 1 else None
+        if outcome is not None and outcome.valid:
+            committed = [] if revising else committed
+            committed.append(outcome)
+            revising = False
+    return _distinct(committed)
+
+
+def _closing_statement(lines: list[str], reading: _Reading) -> ParsedAction | None:
+    """What the last closing statement (`Action: X`, `Final answer: X`) says, when it
+    names an action."""
+    for line in reversed(lines):
+        for sentence in reversed(_sentences(line)):
+            closing = _CLOSING.fullmatch(sentence)
+            stated = closing.group(1) if closing else ""
+            named = reading.mentions(stated) if stated else []
+            if named:
+                return _one_of(_unhedged(stated, named) or named)
+    return None
+
+
+def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
+    """The lines of enumerations: two or more lines in a row, each an option line (`B) ...`)
+    or a bare action, naming several different ones (an echoed option list, or candidates
+    listed before a choice). One action repeated is no list, nor is a bare letter (`B`)."""
+    items: list[object] = []
+    for line in lines:
+        label = _OPTION_LINE.match(line) if reading.options_listed else None
+        bare = None if _WHOLE_LETTER.fullmatch(line) else _commitment(line, reading)
+        items.append(label.group(1) if label else bare)
+    listed: set[int] = set()
+    run: list[int] = []
+    for index, item in enumerate([*items, None]):
+        if item is not None:
+            run.append(index)
+            continue
+        if len(_distinct(items[i] for i in run)) > 1:
+            listed.update(run)
+        run = []
+    return listed
+
+
+def _sentences(line: str) -> list[str]:
+    return [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
+
+
+def _commitment(sentence: str, reading: _Reading) -> ParsedAction | None:
+    """The action a sentence states and nothing else ("Pass.", "I'll Tell(B, bag, apple).",
+    "So my move: Ask(B, bag)"): no other word than such lead-ins, no question, no heading
+    (a sentence ending in a colon)."""
+    if sentence.endswith(("?", ":")):
+        return None
+    named = reading.mentions(sentence)
+    if not named or len(_distinct(mention.outcome for mention in named)) > 1:
+        return None
+    edges = [
+        0,
+        *(edge for mention in named for edge in (mention.start, mention.end)),
+        len(sentence),
+    ]
+    rest = " ".join(sentence[edges[i] : edges[i + 1]] for i in range(0, len(edges), 2))
+    if any(word not in _FILLER for word in _WORD.findall(rest.lower())):
+        return None
+    return named[0].outcome
+
+
+def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
+    """The mentions a sentence does not weigh, doubt or reject ("I could Ask(B, bag)",
+    "no need to pass", "Ask(B, bag) would cost 0.5")."""
+    kept = []
+    for mention in named:
+        before = sentence[max(0, mention.start - _HEDGE_WINDOW) : mention.start]
+        clause = _CLAUSE_END.split(before)[-1]
+        if (
+            _HEDGE_BEFORE.search(clause) is None
+            and _HEDGE_AFTER.match(sentence[mention.end :]) is None
+        ):
+            kept.append(mention)
+    return kept
+
+
+def _one_of(named: list[_Mention]) -> ParsedAction:
+    """The one outcome `named` agree on, or why they do not."""
+    outcomes = _distinct(mention.outcome for mention in named)
+    valid = [outcome for outcome in outcomes if outcome.valid]
+    if len(valid) > 1:
+        return _bad_action(f"ambiguous: several different actions ({_labels(valid)})")
+    return valid[0] if valid else outcomes[0]
+
+
+def _labels(outcomes: list[ParsedAction]) -> str:
+    return ", ".join(str(outcome.action or outcome.problem) for outcome in outcomes)
+
+
+def _action_reading(vocabulary: _Vocabulary) -> _Reading:
+    """Calls and the word pass."""
+
+    def mentions(text: str) -> list[_Mention]:
+        passes = [_Mention(ParsedAction(PASS), m.start(), m.end()) for m in _passes(text)]
+        return sorted([*_calls(text, vocabulary), *passes], key=lambda mention: mention.start)
+
+    return _Reading(mentions, options_listed=False, nothing="no action found")
+
+
+def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Reading:
+    """Option letters, and calls and "pass" as options; "pass" counts only where nothing
+    else is named (`B) Pass` is option B)."""
+
+    def mentions(text: str) -> list[_Mention]:
+        whole = _WHOLE_LETTER.fullmatch(text)
+        if whole is not None:
+            return [_Mention(_by_letter(whole.group(1).upper(), options), 0, len(text))]
+        found = [
+            _Mention(_by_letter(match.group(1), options), match.start(1), match.end(1))
+            for pattern in (_NAMED_LETTER, _LABEL_LETTER)
+            for match in pattern.finditer(text)
+        ]
+        for call in _calls(text, vocabulary):
+            outcome = call.outcome
+            if outcome.action is not None:
+                outcome = _as_option(outcome.action, options)
+            found.append(_Mention(outcome, call.start, call.end))
+        if not found:
+            found = [_Mention(_as_option(PASS, options), m.start(), m.end()) for m in _passes(text)]
+        # A letter may be both named and a line label ("Answer: B"): one mention a place.
+        at = {mention.start: mention for mention in sorted(found, key=lambda m: -m.end)}
+        return [at[start] for start in sorted(at)]
+
+    return _Reading(mentions, options_listed=True, nothing="no option letter or action found")
+
+
+def _calls(text: str, vocabulary: _Vocabulary) -> list[_Mention]:
+    """`Ask(...)`/`Tell(...)` calls and attempts at one ("Ask (costs 0.5)" is prose, and
+    "Tell(C, ...)" a placeholder), and whole actions in words ("ask B about the bag",
+    "tell B that the box holds the brick"), which must name every argument."""
+    calls = [
+        _Mention(_parse_call(match, vocabulary), match.start(), match.end())
+        for match in _CALL.finditer(text)
+        if ("," in match.group(2) or _ONE_WORD.fullmatch(match.group(2)))
+        and not _PLACEHOLDER.search(match.group(2))
+    ]
+    worded = []
+    for pattern in (_WORDED_ASK, _WORDED_TELL, _WORDED_TELL_ITEM):
+        for match in pattern.finditer(text):
+            found = match.groupdict()
+            args = [found["player"], found["container"]]
+            kind = "tell" if "contents" in found else "ask"
+            try:
+                action = _build_action(
+                    kind, [*args, found.get("contents", "")][: 2 + (kind == "tell")], vocabulary
+                )
+            except _Unparsable:
+                continue
+            worded.append(_Mention(ParsedAction(action), match.start(), match.end()))
+    # A call written out is not named twice by the words around it.
+    worded = [w for w in worded if not any(c.start <= w.start < c.end for c in calls)]
+    return sorted([*calls, *worded], key=lambda mention: mention.start)
+
+
+def _passes(text: str) -> list[re.Match[str]]:
+    """Each standalone, non-negated "pass" ("I won't pass" is no Pass)."""
+    return [
+        match
+        for match in _PASS.finditer(text)
+        if _NEGATED.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]) is None
+    ]
 
 
 def _parse_call(match: re.Match[str], vocabulary: _Vocabulary) -> ParsedAction:
@@ -365,53 +766,6 @@ def _distinct(values: Iterable[_T]) -> list[_T]:
     return list(dict.fromkeys(values))
 
 
-def _says_pass(text: str) -> bool:
-    """Whether a standalone, non-negated "pass" occurs ("I won't pass" is no Pass)."""
-    return any(
-        _NEGATED.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]) is None
-        for match in _PASS.finditer(text)
-    )
-
-
-def _parse_choice(
-    lines: list[str], options: Sequence[Action], vocabulary: _Vocabulary
-) -> ParsedAction:
-    final = _FINAL_ANSWER.fullmatch(lines[-1])
-    if final is not None:
-        chosen = _choose(final.group(1), options, vocabulary)
-        if chosen is not None:
-            return chosen
-    chosen = _choose("\n".join(lines), options, vocabulary)
-    if chosen is not None and chosen.action is None and len(lines) > 1:
-        # Small models answer on the first line, then go on listing options: a first line
-        # that names exactly one option is the answer.
-        first = _choose(lines[0], options, vocabulary)
-        if first is not None and first.action is not None:
-            return first
-    return chosen if chosen is not None else _bad_action("no option letter or action found")
-
-
-def _choose(text: str, options: Sequence[Action], vocabulary: _Vocabulary) -> ParsedAction | None:
-    """The one option `text` names, why it names none validly, or None if it names nothing."""
-    whole = _WHOLE_LETTER.fullmatch(text)
-    if whole is not None:
-        return _by_letter(whole.group(1).upper(), options)
-    letters = [match.group(1) for match in _NAMED_LETTER.finditer(text)]
-    letters += [match.group(1) for match in _LABEL_LETTER.finditer(text)]
-    named = [_by_letter(letter, options) for letter in letters]
-    calls = [_parse_call(match, vocabulary) for match in _CALL.finditer(text)]
-    named += [_as_option(call.action, options) for call in calls if call.action is not None]
-    if not named and calls:
-        return calls[0]
-    if not named and _says_pass(text):
-        named = [_as_option(PASS, options)]
-    outcomes = _distinct(named)
-    if len(outcomes) > 1:
-        labels = ", ".join(str(outcome.action or outcome.problem) for outcome in outcomes)
-        return _bad_action(f"ambiguous: several options named ({labels})")
-    return outcomes[0] if outcomes else None
-
-
 def _by_letter(letter: str, options: Sequence[Action]) -> ParsedAction:
     count = min(len(options), len(_LETTERS))
     index = _LETTERS.index(letter)
@@ -434,6 +788,10 @@ def _answer_in(text: str) -> ParsedAnswer:
         return ParsedAnswer(items[0])
     if _EMPTY.search(text):
         return ParsedAnswer(NOTHING)
+    if text.rstrip().endswith("?"):
+        return ParsedAnswer(None, "a question, not an answer")
+    if _WHOLE_LETTER.fullmatch(text):
+        return ParsedAnswer(None, "an option letter, not what is in the container")
     phrase = _short_phrase(text)
     if phrase is None:
         return ParsedAnswer(None, "no item named")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -179,4 +180,30 @@ class ReferencePlayer(LocalProvider):
         if self.latency > 0:
             await asyncio.sleep(self.latency)
         conversation = [(message.role, message.text) for message in input]
-        return Reply(respond(self.model_name, conversation, self.seed))
+        text = respond(self.model_name, conversation, self.seed)
+        schema = config.response_schema
+        if schema is not None and schema.json_schema.properties:
+            text = structured(text, set(schema.json_schema.properties))
+        return Reply(text)
+
+
+def structured(text: str, fields: set[str]) -> str:
+    """A reference player's reply as JSON of a structured-output schema's `fields`."""
+    reply: dict[str, str] = (
+        {"reasoning": "I weigh who knows what."} if "reasoning" in fields else {}
+    )
+    # A free-format reply's last line holds the action or answer after its tag.
+    said = text.splitlines()[-1].partition(": ")[2] if "reasoning" in fields else text
+    if "letter" in fields:
+        reply["letter"] = said
+    elif "action" in fields:
+        action = PASS if said == "Pass" else Action.from_text(said)
+        reply |= {
+            "action": action.kind.capitalize(),
+            "player": action.player or "B",
+            "container": action.container or "bag",
+            "contents": action.contents or "",
+        }
+    else:
+        reply["contents"] = said
+    return json.dumps(reply)

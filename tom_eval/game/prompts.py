@@ -9,6 +9,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.epistemics import Observation
@@ -243,6 +244,45 @@ ANSWER_REQUEST = "ANSWER PHASE\nWhat is in the "
 
 def answer_prompt(question: str, response_format: ResponseFormat) -> str:
     return f"{ANSWER_REQUEST}{question}? {_ANSWER_INSTRUCTIONS[response_format]}"
+
+
+def action_schema(
+    response_format: ResponseFormat,
+    options: Sequence[Action],
+    players: Sequence[str],
+    containers: Sequence[str],
+) -> dict[str, Any]:
+    """The JSON schema of a structured action reply (`-T structured=true`): the option's
+    letter in the choice format, else the action's fields (`Pass` ignores the others, Ask
+    its contents); in the free format a `reasoning` field comes first. Every field is
+    required, as strict schemas (OpenAI's) ask."""
+    if response_format == "choice":
+        letters = [option_letter(index) for index in range(len(options))]
+        fields: dict[str, Any] = {"letter": {"type": "string", "enum": letters}}
+    else:
+        fields = {
+            "action": {"type": "string", "enum": ["Pass", "Ask", "Tell"]},
+            "player": {"type": "string", "enum": list(players)},
+            "container": {"type": "string", "enum": list(containers)},
+            "contents": {"type": "string"},
+        }
+    return _object_schema(response_format, fields)
+
+
+def answer_schema(response_format: ResponseFormat) -> dict[str, Any]:
+    """The JSON schema of a structured answer: what is in the container."""
+    return _object_schema(response_format, {"contents": {"type": "string"}})
+
+
+def _object_schema(response_format: ResponseFormat, fields: dict[str, Any]) -> dict[str, Any]:
+    if response_format == "free":
+        fields = {"reasoning": {"type": "string"}, **fields}
+    return {
+        "type": "object",
+        "properties": fields,
+        "required": list(fields),
+        "additionalProperties": False,
+    }
 
 
 def choice_options(

@@ -18,7 +18,7 @@ from tom_eval.game.narration import narrate, question_line
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.spec import EXTRAS, read_mastery
 from tom_eval.report.section import Context
-from tom_eval.report.tables import csv, interval, intervals, make_folder, markdown
+from tom_eval.report.tables import csv, intervals, make_folder, markdown
 
 SUMMARY_TEXT = (
     "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
@@ -26,6 +26,11 @@ SUMMARY_TEXT = (
     "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
     "Trials are sample-epochs: with several epochs of a near-deterministic model the "
     "intervals are too narrow."
+)
+MASTERY_TEXT = (
+    "Each category is a weighted share of successes over its components' scenarios "
+    "(scenarios/mastery.yaml, the reference implementation's weights), with a normal 95% "
+    "interval; per Extra in mastery.csv."
 )
 GAMES_TEXT = (
     "Game mode: one row per run; each game is a race to the winning score by Blue (A and "
@@ -69,34 +74,50 @@ class GameReport:
 
 
 def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list[str]:
-    """The sections of trial-mode runs: summary, mastery, charts, errors, reasoning."""
+    """The sections of trial-mode runs: summary, mastery, charts, errors, reasoning. Runs
+    on other scenario sets are compared and pooled only within their set."""
     table = analysis.summary(results)
     mastery = analysis.mastery(results)
-    model_runs = list(table.loc[~table["baseline"], "run"]) or list(table["run"])
-    pooled = results.samples[results.samples["run"].isin(model_runs)]
     lines = ["## Summary", "", SUMMARY_TEXT, ""]
     lines += [markdown(_summary_view(table)), ""]
     csv(table, out / "summary.csv")
-    lines += ["## Mastery categories", "", markdown(_mastery_view(mastery)), ""]
+    lines += ["## Mastery categories", "", MASTERY_TEXT, ""]
+    lines += [markdown(_mastery_view(mastery)), ""]
     csv(mastery, out / "mastery.csv")
-
+    groups = list(table.groupby(["format", "scenario_set"], sort=True))
     lines += ["## Charts", ""]
-    for fmt in sorted(table["format"].unique()):
-        lines += _charts(results, table, mastery, fmt, out)
+    for index, ((fmt, chosen), runs) in enumerate(groups):
+        name = f"{fmt}_{index + 1}" if len(groups) > 1 else str(fmt)
+        lines += _charts(results, runs, mastery, f"{fmt} format, {chosen}", name, out)
+    lines += ["## Error analysis", ""]
+    sets = list(table.groupby("scenario_set", sort=True))
+    for index, (chosen, runs) in enumerate(sets):
+        if len(sets) > 1:
+            lines += [f"### Scenario set: {chosen!s}", ""]
+        name = f"_{index + 1}" if len(sets) > 1 else ""
+        lines += _errors(results, runs, name, out, examples)
+    reasoning = analysis.reasoning(results)
+    csv(reasoning, out / "reasoning.csv")
+    lines += ["## Reasoning", ""]
+    lines += [markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
+    return lines
 
-    lines += [
-        "## Error analysis",
-        "",
-        f"Pooled over {len(model_runs)} run(s): {', '.join(model_runs)}.",
-        "",
-    ]
+
+def _errors(
+    results: analysis.Results, runs: pd.DataFrame, name: str, out: Path, examples: int
+) -> list[str]:
+    """The error analysis of one scenario set, pooled over its model runs (its reference
+    players when it has no model run)."""
+    model_runs = list(runs.loc[~runs["baseline"], "run"]) or list(runs["run"])
+    pooled = results.samples[results.samples["run"].isin(model_runs)]
+    lines = [f"Pooled over {len(model_runs)} run(s): {', '.join(model_runs)}.", ""]
     confusion = analysis.confusion(pooled)
-    csv(confusion, out / "confusion.csv")
-    lines += ["### Action confusion (failures only)", "", markdown(confusion), ""]
+    csv(confusion, out / f"confusion{name}.csv")
+    lines += ["#### Action confusion (failures only)", "", markdown(confusion), ""]
     features = analysis.feature_comparison(pooled)
-    csv(features, out / "features.csv")
+    csv(features, out / f"features{name}.csv")
     lines += [
-        "### Features of successes and failures",
+        "#### Features of successes and failures",
         "",
         "Share of successes and of failures with each feature (for counts: the mean); "
         "p from Fisher's exact test (Mann-Whitney for counts).",
@@ -105,15 +126,9 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
         "",
     ]
     scenarios = analysis.per_scenario(pooled)
-    csv(scenarios, out / "per_scenario.csv")
-    lines += ["### Per scenario", "", markdown(scenarios), ""]
-    lines += ["### Failed examples", "", *_examples(pooled, examples)]
-
-    reasoning = analysis.reasoning(results)
-    csv(reasoning, out / "reasoning.csv")
-    lines += ["## Reasoning", ""]
-    lines += [markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
-    return lines
+    csv(scenarios, out / f"per_scenario{name}.csv")
+    lines += ["#### Per scenario", "", markdown(scenarios), ""]
+    return [*lines, "#### Failed examples", "", *_examples(pooled, examples)]
 
 
 def write_comparison(first: analysis.Results, second: analysis.Results, out: Path) -> Path:
@@ -150,23 +165,29 @@ def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
         {
             "run": table["run"] + table["baseline"].map({True: " (baseline)", False: ""}),
             "N": table["N"],
-            "balanced": [
-                interval(*row)
-                for row in table[["balanced", "balanced_low", "balanced_high"]].to_numpy()
-            ],
-            "plain": [
-                interval(*row) for row in table[["plain", "plain_low", "plain_high"]].to_numpy()
-            ],
-            "lies okay": [
-                interval(*row)
-                for row in table[["lies_okay", "lies_okay_low", "lies_okay_high"]].to_numpy()
-            ],
+            "balanced": intervals(table, "balanced"),
+            "plain": intervals(table, "plain"),
+            "lies okay": intervals(table, "lies_okay"),
             "invalid": table["invalid"],
+            "regret": table["regret"],
+            "thinking": [
+                _thinking(thinking, seen)
+                for thinking, seen in zip(table["thinking"], table["reasoning_seen"], strict=True)
+            ],
         }
     )
+    if table["format_ok"].notna().any():
+        view["format ok"] = table["format_ok"]
     for column in (*EXTRAS, *analysis.ANSWERER_ROLES):
         view[column] = table[column]
     return view
+
+
+def _thinking(setting: str, seen: float) -> str:
+    """What the run was told (off, on, the provider's default) and what its log shows."""
+    if seen > 0:
+        return f"{setting}, reasoning in {seen:.0%} of trials"
+    return f"{setting}, no reasoning recorded" if setting == "on" else setting
 
 
 def _games_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -197,43 +218,57 @@ def _games_view(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _mastery_view(mastery: pd.DataFrame) -> pd.DataFrame:
-    names = {slug(category.name): category.name for category in read_mastery().categories}
-    return mastery.rename(columns=names)
+    """Each category's score over the whole run with its 95% interval (per Extra in the
+    CSV: five rows a run would drown many runs)."""
+    overall = mastery[mastery["scope"] == "Overall"]
+    view = overall[["run"]].copy()
+    for category in read_mastery().categories:
+        view[category.name] = intervals(overall, slug(category.name))
+    return view
 
 
 def _charts(
-    results: analysis.Results, table: pd.DataFrame, mastery: pd.DataFrame, fmt: str, out: Path
+    results: analysis.Results,
+    runs: pd.DataFrame,
+    mastery: pd.DataFrame,
+    title: str,
+    name: str,
+    out: Path,
 ) -> list[str]:
-    runs = table[table["format"] == fmt]
+    """The charts of one format and scenario set."""
     model_runs = list(runs.loc[~runs["baseline"], "run"]) or list(runs["run"])
+    values, counts = analysis.id_by_extra(results, model_runs)
     made = [
-        ("Model comparison", charts.model_comparison(runs, out / f"model_comparison_{fmt}.png")),
-        ("Load effects", charts.load_effects(runs, out / f"load_effects_{fmt}.png")),
+        (
+            "Model comparison",
+            charts.model_comparison(runs, out / f"model_comparison_{name}.png", title),
+        ),
+        ("Load effects", charts.load_effects(runs, out / f"load_effects_{name}.png", title)),
         (
             "Mastery per run",
-            charts.mastery_per_model(
-                mastery[mastery["run"].isin(runs["run"])], out / f"mastery_{fmt}.png"
+            charts.mastery_heatmap(
+                mastery[mastery["run"].isin(runs["run"])], runs, out / f"mastery_{name}.png", title
             ),
         ),
         (
             "Id x Extra share optimal",
             charts.id_by_extra_heatmap(
-                analysis.id_by_extra(results, model_runs),
-                out / f"id_by_extra_{fmt}.png",
-                f"Share optimal, pooled over {len(model_runs)} run(s), {fmt} format",
+                values,
+                counts,
+                out / f"id_by_extra_{name}.png",
+                f"Share optimal, pooled over {len(model_runs)} run(s), {title}",
             ),
         ),
     ]
     pairs = analysis.thinking_pairs(runs)
     if not pairs.empty:
-        csv(pairs, out / f"thinking_pairs_{fmt}.csv")
-        made.append(
-            ("Thinking vs non-thinking", charts.thinking_pairs(pairs, out / f"thinking_{fmt}.png"))
-        )
-    lines = [f"### {fmt} format", ""]
-    lines += [f"![{title}]({path.name})" for title, path in made]
+        csv(pairs, out / f"thinking_pairs_{name}.csv")
+        chart = charts.thinking_pairs(pairs, runs, out / f"thinking_{name}.png")
+        made.append(("Thinking vs non-thinking", chart))
+    lines = [f"### {title}", ""]
+    lines += [f"![{caption}]({path.name})" for caption, path in made]
     if not pairs.empty:
-        lines += ["", markdown(pairs)]
+        lines += ["", "Thinking vs non-thinking pairs:", "", markdown(pairs)]
     return [*lines, ""]
 
 

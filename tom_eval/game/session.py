@@ -98,6 +98,8 @@ class TurnRecord:
     score_red: float = 0.0
     seen: list[str] = field(default_factory=list)
     """Everything A perceived on this turn, in order."""
+    slips: list[str] = field(default_factory=list)
+    """Format slips read past in A's replies (`free` replies without their tagged line)."""
 
 
 class GameSession:
@@ -188,6 +190,7 @@ class GameSession:
             )
             action = parsed.action or PASS
             record.raw_action, record.action_problem = completion, parsed.problem
+            record.slips += [parsed.slip] if parsed.slip else []
             record.action = None if parsed.action is None else str(parsed.action)
             record.executed = str(action)
             self._earlier_actions.append(
@@ -206,6 +209,7 @@ class GameSession:
         else:
             answered = parse_answer(completion, self.response_format)
             record.raw_answer, record.answer_problem = completion, answered.problem
+            record.slips += [answered.slip] if answered.slip else []
             turn = turn.apply_answer(answered.contents)
         self._turn = turn
 

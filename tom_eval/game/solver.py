@@ -20,9 +20,14 @@ from dataclasses import asdict
 from typing import Any
 
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfigArgs,
+    ResponseSchema,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import StoreModel, span, store_as
+from inspect_ai.util import JSONSchema, StoreModel, span, store_as
 from pydantic import Field
 
 from tom_eval.game.full_game import TurnPlan, schedule
@@ -56,13 +61,22 @@ class GameRecord(StoreModel):
     answer_correct: bool = False
     blue: float = 0.0
     red: float = 0.0
+    slips: list[str] = Field(default_factory=list)
+    """Format slips read past (`free` replies without their ACTION:/ANSWER: line)."""
 
 
 @solver
 def play_turn(
-    response_format: ResponseFormat, lineup: Lineup, rules: Rules, seed: int = 0
+    response_format: ResponseFormat,
+    lineup: Lineup,
+    rules: Rules,
+    seed: int = 0,
+    structured: bool = False,
 ) -> Solver:
-    """`seed` (the task's) and the epoch shuffle the options (`trial.option_seed`)."""
+    """`seed` (the task's) and the epoch shuffle the options (`trial.option_seed`); with
+    `structured`, each reply is asked for as JSON of the trial's schema (Inspect's
+    `response_schema`, which providers such as OpenAI, Google, vLLM and llama.cpp
+    enforce)."""
 
     async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
         record = store_as(GameRecord)
@@ -84,15 +98,16 @@ def play_turn(
         record.answerer = scenario.answerer
 
         async with span("action"):
-            state = await generate(state)
+            state = await generate(state, **_schema(structured, "action", trial.action_schema))
             trial = trial.act(state.output.completion)
             parsed = trial.parsed_action
             assert parsed is not None
             record.raw_action = state.output.completion
             record.action = None if parsed.action is None else str(parsed.action)
             record.action_problem, record.executed = parsed.problem, str(trial.executed)
+            record.slips = [slip for slip in (parsed.slip,) if slip]
             transcript().info(
-                f"**Reply** {_quote(record.raw_action)}  \n"
+                f"**Reply**\n\n{_quote(record.raw_action)}\n\n"
                 f"**Action** {record.action or 'unreadable'}"
                 + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
                 + f"  \n**Engine's optimal action** {solution.decision.optimal}"
@@ -102,11 +117,14 @@ def play_turn(
         async with span("answer"):
             if trial.needs_answer:
                 state.messages.append(ChatMessageUser(content=trial.answer_prompt))
-                state = await generate(state)
+                schema = _schema(structured, "answer", trial.answer_schema)
+                state = await generate(state, **schema)
                 trial = trial.answer(state.output.completion)
                 assert trial.parsed_answer is not None
                 record.raw_answer = state.output.completion
                 record.answer_problem = trial.parsed_answer.problem
+                if trial.parsed_answer.slip:
+                    record.slips = [*record.slips, trial.parsed_answer.slip]
             elif trial.told:
                 state.messages.append(ChatMessageUser(content=trial.told))
             turn = trial.turn
@@ -124,10 +142,20 @@ def play_turn(
     return solve_turn
 
 
-def _quote(text: str, limit: int = 120) -> str:
-    """A reply shown on one line in the transcript."""
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
+def _schema(structured: bool, name: str, schema: dict[str, Any]) -> GenerateConfigArgs:
+    """The generate arguments that ask for a structured reply, when asked for."""
+    if not structured:
+        return {}
+    json_schema = JSONSchema.model_validate(schema)
+    return {"response_schema": ResponseSchema(name=name, json_schema=json_schema)}
+
+
+def _quote(text: str, limit: int = 2000) -> str:
+    """A reply as the model wrote it, line breaks kept (a fenced block in the transcript's
+    markdown), cut after `limit` characters."""
+    shown = text if len(text) <= limit else text[:limit] + "\n[...]"
+    fence = "````" if "```" in shown else "```"
+    return f"{fence}\n{shown or '(empty)'}\n{fence}"
 
 
 class GameLog(StoreModel):
@@ -138,6 +166,7 @@ class GameLog(StoreModel):
     red: float = 0.0
     winner: str = ""
     winning_score: int = 0
+    response_format: str = ""
 
 
 def game_plan(metadata: dict[str, Any], sample_id: str) -> tuple[TurnPlan, ...]:
@@ -170,6 +199,7 @@ def play_game(
         )
         log = store_as(GameLog)
         log.winning_score = session.game.winning_score
+        log.response_format = response_format
         while not session.over:
             record = session.start_turn()
             whose = "A's" if record.owner == SELF else f"{record.owner}'s"

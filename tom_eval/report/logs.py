@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 from urllib.request import url2pathname
 
 import pandas as pd
-from inspect_ai.analysis import evals_df
+from inspect_ai.analysis import EvalColumn, EvalColumns, evals_df
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
 from tom_eval.errors import InputError
@@ -28,6 +28,11 @@ REASONING_CONFIG = (
     "extra_body",
 )
 """Generate-config fields that change how a model reasons."""
+_COLUMNS = [column for column in EvalColumns if column.name != "model_args"] + [
+    EvalColumn("model_args", path="eval.model_args")
+]
+"""evals_df's columns, with `model_args` read from the model args: inspect-ai 0.3.285
+reads that column from the base URL."""
 
 
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
@@ -39,7 +44,7 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
         raise InputError(f"{', '.join(map(str, paths))}: no Inspect logs found{skipped}")
     try:
-        evals = evals_df(logs, quiet=quiet)
+        evals = evals_df(logs, columns=_COLUMNS, quiet=quiet)
     except Exception as error:  # Inspect raises several types for unreadable logs
         raise InputError(f"{', '.join(logs)}: cannot read the logs ({error})") from None
     empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
@@ -131,7 +136,8 @@ def reasoning_label(config: Any, args: Any) -> str:
         if key in REASONING_CONFIG and value is not None
     }
     # Every model arg: thinking switches, a model_path, a seed... all make another run.
-    settings |= json_object(args)
+    # (None is what a log keeps of an arg it cannot store, such as a function.)
+    settings |= {key: value for key, value in json_object(args).items() if value is not None}
     return ", ".join(f"{key}={value}" for key, value in sorted(settings.items())) or "default"
 
 

@@ -1,0 +1,166 @@
+"""`tom-eval import-runs`: runs recorded by the game's reference implementation as Inspect
+logs, one per run, through Inspect's own machinery: the registered task (`tom_eval/tom`)
+plays the reference's scenario file, and a replay provider (`reference/<model>`) gives the
+recorded replies, so every imported sample is scored by the same scorer as a live run and
+opens in Inspect View.
+
+The replies were given to the reference's prompts (its rules text, no options, "respond
+only with your action" or, in free-response runs, "respond with your action"), so they are
+read in the `action` format. The reference never asked the model to answer: when A is the
+answerer, the replay answers what the reference's simulation said A answered. Logs are
+written to a temporary folder beside `out` and moved in only when every run is imported,
+so a failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log._samples import sample_active
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage, get_model
+
+from tom_eval.errors import InputError
+from tom_eval.game.recorded_runs import RecordedRun, RecordedTrial, read_runs
+from tom_eval.game.scenario_file import read_scenarios
+from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
+
+REFERENCE_SCENARIOS = "scenarios_standardized.json"
+TASK = "tom_eval/tom"
+
+
+class ReplayPlayer(LocalProvider):
+    """`reference/<model>`: the replies a run recorded, by sample. The model args say how
+    the run was configured (they are recorded in the log, not used)."""
+
+    PREFIX: ClassVar[str] = "reference"
+    ARGS: ClassVar[Mapping[str, Arg]] = {"reasoning_enabled": Arg(None, yes_no)}
+    reasoning_enabled: bool | None
+
+    def setup(self) -> None:
+        self.trials: dict[str, RecordedTrial] = {}
+
+    async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
+        active = sample_active()
+        trial = self.trials.get(str(active.sample.id)) if active else None
+        if trial is None:
+            raise RuntimeError(f"{self.name}: no recorded reply for this sample")
+        answering = any(message.role == "assistant" for message in input)
+        return Reply(trial.answer if answering else trial.reply)
+
+    def usage(self, input: list[ChatMessage], reply: Reply) -> ModelUsage:
+        """Replayed, not generated: no tokens (the reference did not record its usage)."""
+        return ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
+
+
+def find_scenario_file(paths: Sequence[Path]) -> Path:
+    """The reference's scenario file beside the runs (its repository keeps it in the folder
+    above its logs), else a one-line error asking for --scenario-file."""
+    for path in paths:
+        folder = path if path.is_dir() else path.parent
+        for candidate in (folder / REFERENCE_SCENARIOS, folder.parent / REFERENCE_SCENARIOS):
+            if candidate.is_file():
+                return candidate
+    raise InputError(
+        f"no {REFERENCE_SCENARIOS} beside {', '.join(map(str, paths))}: give the reference's "
+        "scenario file with --scenario-file"
+    )
+
+
+def import_runs(
+    paths: Sequence[Path],
+    out: Path,
+    scenario_file: Path | None = None,
+    skip_bad: bool = False,
+    progress: Callable[[str], None] = lambda line: None,
+) -> tuple[list[Path], list[str]]:
+    """One Inspect log per run in `out`, and what was skipped (with `skip_bad`);
+    `progress` hears of each run as it is imported."""
+    runs, skipped = read_runs(paths, skip_bad)
+    scenarios = scenario_file or find_scenario_file(paths)
+    known = {record.key for record in read_scenarios(scenarios)}
+    playable = []
+    for run in runs:
+        missing = next((trial for trial in run.trials if trial.key not in known), None)
+        if missing is None:
+            playable.append(run)
+            continue
+        problem = f"{missing.source}: scenario {missing.key} is not in {scenarios}"
+        if not skip_bad:
+            raise InputError(problem)
+        skipped.append(problem)
+    _check_out(out)
+    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out.parent))
+    try:
+        logs = []
+        for number, run in enumerate(playable, start=1):
+            started = time.monotonic()
+            logs.append(_replay(run, scenarios, staging))
+            seconds = time.monotonic() - started
+            progress(
+                f"{number}/{len(playable)} {run.name}: {len(run.trials)} replies, {seconds:.0f} s"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        moved = [Path(shutil.move(str(log), out / log.name)) for log in logs]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return moved, skipped
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: not a folder")
+    parent = out.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{out}: lies under a file, {parent}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _replay(run: RecordedRun, scenarios: Path, log_dir: Path) -> Path:
+    """Play the run's replies through the task; the log's path."""
+    reasoning = run.reasoning
+    model = get_model(
+        run.model,
+        config=GenerateConfig(**reasoning.config),
+        memoize=False,
+        **reasoning.model_args,
+    )
+    assert isinstance(model.api, ReplayPlayer)
+    model.api.trials = {trial.key: trial for trial in run.trials}
+    (log,) = inspect_eval(
+        TASK,
+        task_args={
+            "scenario_file": str(scenarios.resolve()),
+            "response_format": "action",
+            "lose": run.lose,
+        },
+        model=model,
+        sample_id=[trial.key for trial in run.trials],
+        log_dir=str(log_dir),
+        display="none",
+        metadata=_metadata(run),
+    )
+    if log.status != "success":
+        error = log.error.message if log.error else log.status
+        raise InputError(f"{run.files[0]}: the replay of run {run.name} failed ({error})")
+    return Path(log.location)
+
+
+def _metadata(run: RecordedRun) -> dict[str, Any]:
+    agreed = sum(trial.was_optimal for trial in run.trials)
+    return {
+        "imported": {
+            "run": run.name,
+            "files": [path.name for path in run.files],
+            "recorded": [time.isoformat() for time in run.recorded],
+            "free_response": run.free_response,
+            "reference_optimal": agreed / len(run.trials),
+        }
+    }
