@@ -138,17 +138,21 @@ def test_a_player_asked_to_play_another_task_says_so_in_one_line(
 
 def test_from_python_the_first_call_stops_the_eval_in_one_line(tmp_path: Path) -> None:
     """A task built before its model is known cannot refuse it: the player's first call
-    stops the eval as an interrupt does (the log is cancelled), with the same line."""
+    stops the eval as an interrupt does (the log is cancelled), with the same line; and a
+    second eval in the same process is stopped the same way."""
     code = (
         "from inspect_ai import eval\n"
         "from tasks.knp import knp\n"
-        f"task = knp(data_dir='{FIXTURE_DATA}')\n"
-        f"eval(task, model='tom/oracle', log_dir='{tmp_path}', display='none')\n"
+        "for run in ('first', 'second'):\n"
+        f"    task = knp(data_dir='{FIXTURE_DATA}')\n"
+        f"    eval(task, model='tom/oracle', log_dir='{tmp_path}/' + run, display='none')\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     assert "Traceback" not in run.stderr
-    assert run.stderr.strip().splitlines()[-1] == "tom/oracle cannot play knp: it plays tom"
-    [log] = tmp_path.iterdir()
-    assert read_eval_log(str(log), header_only=True).status == "cancelled"
+    lines = run.stderr.strip().splitlines()
+    assert lines.count("tom/oracle cannot play knp: it plays tom") == 2
+    for folder in ("first", "second"):
+        [log] = (tmp_path / folder).iterdir()
+        assert read_eval_log(str(log), header_only=True).status == "cancelled"

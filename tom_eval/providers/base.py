@@ -230,17 +230,22 @@ def refuse_unplayable(task: str) -> None:
         raise PrerequisiteError(refusal)
 
 
-_stopping: list[str] = []
+_stopped_runs: set[str] = set()
+"""The eval runs (one `eval()` call each) already being stopped."""
 
 
 async def stop_eval(message: str) -> NoReturn:
     """End the whole eval as an operator's Ctrl-C does: Inspect stops every sample, writes
     the log as cancelled (`inspect eval-retry` resumes it) and prints its short notice,
     with no traceback. Then `message` is the last line on stderr and `inspect eval` exits
-    with status 1 (after an interrupt of its own it exits 0). The first stop's message
-    counts; other samples stopping at the same moment only wait for the end."""
-    if not _stopping:
-        _stopping.append(message)
+    with status 1 (after an interrupt of its own it exits 0). The first stop of a run
+    counts; other samples of it stopping at the same moment only wait for the end (a
+    second interrupt would abort Inspect's own clean-up)."""
+    active = sample_active()
+    run = active.run_id if active is not None and active.run_id else None
+    if run is None or run not in _stopped_runs:
+        if run is not None:
+            _stopped_runs.add(run)
         context = click.get_current_context(silent=True)
         if context is None:  # eval() from Python: it returns, and the log is cancelled
             print(message, file=sys.stderr)
