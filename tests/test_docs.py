@@ -191,8 +191,9 @@ def small(text: str) -> str:
         return text
     if any(m.startswith("gguf/") for m in models_of(text)):
         # A real model: one sample, and short replies where the task reads only their start.
+        # One server thread: two pages run at once on two cores.
         short = "" if "tasks/coherence.py" in text else " --max-tokens 8"
-        return f"{text} --limit 1{short}"
+        return f"{text} --limit 1{short} -M threads=1"
     return f"{text} --limit 2"
 
 
@@ -213,7 +214,7 @@ def collect() -> tuple[list[object], dict[str, list[Command]]]:
                 written_by_skipped |= set(option_values(command.text, "--out", "--log-dir"))
             else:
                 runs.setdefault(page, []).append(command)
-            marks = [pytest.mark.skip(reason=reason)] if reason else []
+            marks = [pytest.mark.skip(reason=f"{page}:{command.line}: {reason}")] if reason else []
             params.append(
                 pytest.param(command, marks=marks, id=f"{page}:{command.line}:{command.text[:60]}")
             )
