@@ -41,6 +41,7 @@ BENCHMARK_SIZES = {
     "latency_hiding.py": "--latency 0.01 --connections 1",
     "token_costs.py": "--reps 1 --limit 2",
     "surface_cues.py": "",
+    "parser_agreement.py": "",
 }
 """What makes each benchmark script small (argparse takes the last value of an option)."""
 COMPARES_MODELS = {"reference_players.py": "tom/random", "full_games.py": "tom/oracle"}
@@ -145,6 +146,8 @@ def skip_reason(command: Command, written_by_skipped: set[str]) -> str | None:
         return "has a placeholder to fill in"
     if "scenarios_standardized.json" in text:
         return "reads the reference implementation's scenarios_standardized.json, not in a clone"
+    if "tom_llm_logs" in text:
+        return "reads the reference implementation's recorded runs, not in a clone"
     paid = [m for m in models_of(text) if not m.startswith(LOCAL_MODELS)]
     if paid:
         return f"needs an API key ({', '.join(paid)})"
