@@ -7,7 +7,10 @@ points and wall time. For `tom/random` it also prints the chance band: the expec
 balanced accuracy of uniform guessing among the choice options, +- 1.96 sd.
 
 Usage: python benchmarks/reference_players.py [--scenario-file FILE] [--format choice]
-       [--reps 10] [--models tom/oracle,tom/always-pass,tom/no-tom,tom/random,gguf/smollm2]
+       [--reps 10] [--limit N]
+       [--models tom/oracle,tom/always-pass,tom/no-tom,tom/random,gguf/smollm2]
+
+`--limit N` plays only the first N samples (a quick check that the script runs).
 """
 
 from __future__ import annotations
@@ -48,9 +51,12 @@ def main() -> None:
     parser.add_argument("--scenario-file")
     parser.add_argument("--format", default="choice", choices=("choice", "action", "free"))
     parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--limit", type=int)
     parser.add_argument("--models", default=",".join(MODELS))
     args = parser.parse_args()
     task_args = ["-T", f"response_format={args.format}", "-T", f"reps={args.reps}"]
+    if args.limit is not None:
+        task_args += ["--limit", str(args.limit)]
     if args.scenario_file:
         task_args += ["-T", f"scenario_file={Path(args.scenario_file).resolve()}"]
     print("| " + " | ".join((*COLUMNS, "regret", "points", "wall time")) + " |")

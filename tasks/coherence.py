@@ -5,7 +5,7 @@ Every configuration of ContainerWorld and MovieWorld, for action prediction (AP)
 desire (DI), belief (BI) and joint (BDI) inference, each answered as a distribution over
 its answers; the paper's evaluations (Bayesian correlation with the inversion of the
 model's own action predictions, validity, cross-domain consistency, agreement with a
-rational agent) are metrics over the whole run. See the README.
+rational agent) are metrics over the whole run. See docs/coherence.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 One Sample per task; each of its 16 completion prompts (8 stories x reality and belief) is
 an independent conversation, and a task is solved only if all 16 first words are right.
 Items are generated afresh (20 Unexpected Contents + 20 Unexpected Transfer by default), or
-read from `item_file` (e.g. the paper's originals, which are not shipped). See the README.
+read from `item_file` (e.g. the paper's originals, which are not shipped). See docs/false-belief.md.
 """
 
 from __future__ import annotations

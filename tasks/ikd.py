@@ -5,7 +5,7 @@
 acts on knowledge they cannot have. The model says whether the story has a logic error and
 quotes it; scored by classification and by localisation (word-level IoU with the gold
 error span). The authors' data is downloaded at run time (see
-tom_eval/knowledge/source.py) or read from `data_dir`. See the README.
+tom_eval/knowledge/source.py) or read from `data_dir`. See docs/knowledge.md.
 """
 
 from __future__ import annotations

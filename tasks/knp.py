@@ -4,7 +4,7 @@ Chimpanzees?", 2026): `inspect eval tasks/knp.py --model ...`.
 Each of the 500 short stories holds a fact its character cannot know that would change the
 character's next action; the model chooses between the action without the fact (right)
 and the action that uses it (a knowledge leak). The authors' data is downloaded at run time
-(see tom_eval/knowledge/source.py) or read from `data_dir`. See the README.
+(see tom_eval/knowledge/source.py) or read from `data_dir`. See docs/knowledge.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Trial mode (the default): one Sample per scenario; the model plays player A for one turn.
 Game mode (`-T mode=game`): one Sample per game; the model plays A through a whole game
-against simulated players. See the README for every parameter and for what is measured.
+against simulated players. docs/game.md and docs/full-games.md give every parameter and
+what is measured.
 """
 
 from __future__ import annotations

@@ -90,7 +90,11 @@ def test_the_provider_reports_usage_and_imitates_latency() -> None:
 
 
 def test_unknown_players_are_refused() -> None:
-    assert set(POLICIES) == {"oracle", "always-pass", "random", "no-tom"}
+    assert set(POLICIES) == {"oracle", "always-pass", "random", "no-tom", "bounded"}
+    with pytest.raises(PrerequisiteError, match="memory=K"):
+        ReferencePlayer("bounded")
+    with pytest.raises(PrerequisiteError, match="memory=K"):
+        ReferencePlayer("oracle", memory=3)
     with pytest.raises(PrerequisiteError, match="unknown reference player 'tom/genius'"):
         ReferencePlayer("genius")
 

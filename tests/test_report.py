@@ -453,3 +453,40 @@ def test_compare_refuses_game_logs(
     game, trial = next(game_logs.glob("*.eval")), next(logs.glob("*.eval"))
     assert main(["report", "--compare", str(game), str(trial), "--out", str(tmp_path)]) == 2
     assert "no trial-mode run" in capsys.readouterr().err
+
+
+def test_many_runs_keep_their_own_style_and_identical_ones_share_a_line() -> None:
+    from tom_eval.report.charts import same_series, styles
+
+    many = styles(60)
+    assert len({style.colour for style in many}) == 60
+    assert len({(style.marker, style.linestyle) for style in many[:32]}) == 32
+    merged = same_series([("a", [0.5, 1.0]), ("b", [0.2, 0.3]), ("c", [0.5, 1.0])])
+    assert merged == [("a = c", [0.5, 1.0]), ("b", [0.2, 0.3])]
+
+
+def test_charts_of_forty_runs_draw_every_run(tmp_path: Path) -> None:
+    from tom_eval.game import charts
+
+    rows = []
+    for index in range(40):
+        value = index / 40
+        row: dict[str, Any] = {
+            "run": f"model-{index} [default] (choice)",
+            "model": f"model-{index}",
+            "reasoning": "default",
+            "setting": "choice",
+            "baseline": index >= 38,
+            "N": 100,
+            "balanced": value,
+            "balanced_low": max(0.0, value - 0.05),
+            "balanced_high": min(1.0, value + 0.05),
+        }
+        for extra in ("0A", "0B", "1A", "1B"):
+            row |= {extra: value, f"{extra}_low": value - 0.01, f"{extra}_high": value + 0.01}
+            row[f"{extra}_n"] = 25
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    for draw in (charts.model_comparison, charts.load_effects):
+        path = draw(table, tmp_path / f"{draw.__name__}.png", "a title")
+        assert path.stat().st_size > 10_000

@@ -1,5 +1,5 @@
 """Reference players of the false-belief battery (`--model tom/belief-oracle`,
-`--model tom/reality-biased`), so tests and the README can state exact values.
+`--model tom/reality-biased`), so tests and the docs can state exact values.
 
 * `belief-oracle` completes every prompt with the key word that answers it;
 * `reality-biased` always names the true state (the reality prompt's answer of the same

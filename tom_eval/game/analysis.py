@@ -33,7 +33,7 @@ from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
 from tom_eval.game.spec import EXTRAS, MasteryCategory, read_mastery
 from tom_eval.game.world import SELF, TEAMMATE
 from tom_eval.report.logs import changed_settings, json_object, label_runs, number, read_evals
-from tom_eval.report.stats import Z95, fisher_exact, mann_whitney, two_proportions, wilson
+from tom_eval.report.stats import Z95, balanced, fisher_exact, mann_whitney, two_proportions, wilson
 
 TASK_NAMES = ("tom", "tom_eval/tom")
 HUMAN = "tom/human"
@@ -359,16 +359,7 @@ def _reasoning_tokens(usage: Any) -> int:
 def balanced_accuracy(rows: pd.DataFrame) -> tuple[float, float, float]:
     """Mean over expected-action classes of the share optimal, with a normal 95% interval."""
     classes = [rows.loc[rows["expected_action"] == name, "optimal"] for name in ACTION_CLASSES]
-    classes = [values for values in classes if len(values)]
-    if not classes:
-        return math.nan, math.nan, math.nan
-    means = [float(values.mean()) for values in classes]
-    value = sum(means) / len(means)
-    # Agresti-Caffo: two added successes and failures per class, so a class at 0 or 1
-    # still has some spread (a plain normal interval would have width zero there).
-    adjusted = [((v.sum() + 2) / (len(v) + 4), len(v) + 4) for v in classes]
-    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(means)
-    return value, max(0.0, value - Z95 * spread), min(1.0, value + Z95 * spread)
+    return balanced([list(values) for values in classes])
 
 
 def _rate(values: pd.Series) -> tuple[float, float, float]:

@@ -37,7 +37,7 @@ def model_comparison(table: pd.DataFrame, path: Path, title: str) -> Path:
     policy's 1/3 always marked."""
     lines = table[table["baseline"]] if (~table["baseline"]).any() else table.iloc[0:0]
     models = table.drop(lines.index).sort_values("balanced")
-    figure, axes = plt.subplots(figsize=(9, 1.4 + 0.32 * max(1, len(models))))
+    figure, axes = plt.subplots(figsize=(10, 1.4 + 0.32 * max(1, len(models))))
     positions = np.arange(len(models))
     errors = [
         models["balanced"] - models["balanced_low"],
@@ -63,8 +63,9 @@ def model_comparison(table: pd.DataFrame, path: Path, title: str) -> Path:
 def load_effects(table: pd.DataFrame, path: Path, title: str) -> Path:
     """Share optimal per Extra with 95% intervals, one line per run (identical runs
     merged), points spread a little sideways so that none hides another."""
-    figure, axes = plt.subplots(figsize=(10, 4.5))
     records = table.to_dict("records")
+    # Tall enough for a legend entry a run.
+    figure, axes = plt.subplots(figsize=(10, max(4.5, 0.21 * len(records) + 1)))
     names = short_labels(table)
     series = same_series(
         [(names[str(row["run"])], [row[extra] for extra in EXTRAS]) for row in records]

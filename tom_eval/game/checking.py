@@ -4,7 +4,7 @@ Disagreements (exit 1) are places where the file's stored facts differ from what
 engine derives: labels, the optimal action, stored derived fields, and, for tom-eval
 files, the load invariants across the Extras of one (Id, rep). Notes are findings
 that are not disagreements: an "Unknown" player sitting in the room who really knows,
-or the reference's own ECT count, which uses a different definition (README).
+or the reference's own ECT count, which uses a different definition (docs/engine.md).
 """
 
 from __future__ import annotations

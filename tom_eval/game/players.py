@@ -6,7 +6,10 @@
 * `random`: picks uniformly among the actions of the choice format (seeded by `-M seed`
   and the prompt, so a run is reproducible);
 * `no-tom`: a player without theory of mind. It acts as if every other player knew what A
-  knows, so it never sees a reason to ask or tell.
+  knows, so it never sees a reason to ask or tell;
+* `bounded` (`-M memory=K`): the oracle with a bounded memory: of each story it keeps the
+  opening and the last K events, so it breaks in a known way as stories grow (the load
+  ladder's reference: its span grows with K).
 
 They read nothing but the conversation, through `prompts.read_prompt`, so they can never
 use what player A could not perceive. Each reply reports token usage (about four
@@ -21,6 +24,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from inspect_ai._util.error import PrerequisiteError
@@ -71,6 +75,9 @@ def no_theory_of_mind(view: PromptView, seed: str) -> Action:
 
 POLICIES: dict[str, Callable[[PromptView, str], Action]] = {
     "oracle": oracle,
+    # The oracle with a bounded memory (-M memory=K): it breaks in a known way as stories
+    # grow (`forget`).
+    "bounded": oracle,
     "always-pass": always_pass,
     "random": random_action,
     "no-tom": no_theory_of_mind,
@@ -102,9 +109,15 @@ _TOLD = re.compile(rf"^(?P<player>[A-DN]) tells you: {_SAID}")
 _ASKS = re.compile(rf"^(?P<player>[A-D]){ASKS_YOU}")
 
 
-def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> str:
+def respond(
+    policy: str,
+    conversation: Sequence[tuple[str, str]],
+    seed: int,
+    memory: int | None = None,
+) -> str:
     """The reply of reference player `policy` to a conversation of (role, text) pairs:
-    a single turn's, or a full game's (`-T mode=game`)."""
+    a single turn's, or a full game's (`-T mode=game`). With `memory`, the player keeps only
+    the last `memory` events of each story it reads (`forget`)."""
     user_texts = [text for role, text in conversation if role == "user"]
     game_turn = read_game_turn(user_texts)
     if game_turn is not None:
@@ -116,6 +129,8 @@ def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> 
             [line.strip() for text in user_texts[1:] for line in text.splitlines()],
         )
         request = user_texts[-1] if len(user_texts) > 1 else ""
+    if memory is not None:
+        view = forget(view, memory)
     if ANSWER_REQUEST in request:
         return _contents_reply(view, best_answer(view, lines))
     asked_by = next((match["player"] for line in lines if (match := _ASKS.match(line))), None)
@@ -131,6 +146,15 @@ def respond(policy: str, conversation: Sequence[tuple[str, str]], seed: int) -> 
     if view.response_format == "free":
         return f"I weigh who knows what.\nACTION: {action}"
     return str(action)
+
+
+def forget(view: PromptView, memory: int) -> PromptView:
+    """What a player that holds only the last `memory` sentences of a story keeps: the
+    story's opening (who was in the room, the empty containers) and its last `memory`
+    events; the events before them are forgotten, as if they had not happened."""
+    observation = view.observation
+    kept = observation.events[-memory:] if memory < len(observation.events) else observation.events
+    return replace(view, observation=replace(observation, events=kept))
 
 
 def _contents_reply(view: PromptView, contents: str) -> str:
@@ -160,27 +184,34 @@ def best_answer(view: PromptView, lines: list[str]) -> str:
 
 
 class ReferencePlayer(LocalProvider):
-    """`tom/<policy>`; model args: `latency` (seconds per call), `seed` (for `random`)."""
+    """`tom/<policy>`; model args: `latency` (seconds per call), `seed` (for `random`),
+    `memory` (for `bounded`: the events of a story it keeps)."""
 
     PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "latency": Arg(0.0, float, **at_least(0)),
         "seed": Arg(0, int),
+        "memory": Arg(None, int, **at_least(1)),
     }
     latency: float
     seed: int
+    memory: int | None
 
     def setup(self) -> None:
         if self.model_name not in POLICIES:
             raise PrerequisiteError(
                 f"unknown reference player '{self.name}' (use one of: {', '.join(POLICIES)})"
             )
+        if (self.model_name == "bounded") != (self.memory is not None):
+            raise PrerequisiteError(
+                f"{self.name}: -M memory=K (the events it keeps) is for tom/bounded, which needs it"
+            )
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         if self.latency > 0:
             await asyncio.sleep(self.latency)
         conversation = [(message.role, message.text) for message in input]
-        text = respond(self.model_name, conversation, self.seed)
+        text = respond(self.model_name, conversation, self.seed, self.memory)
         schema = config.response_schema
         if schema is not None and schema.json_schema.properties:
             text = structured(text, set(schema.json_schema.properties))

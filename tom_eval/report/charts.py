@@ -42,8 +42,12 @@ _LINESTYLES = ("-", "--", "-.", ":")
 def styles(count: int) -> list[Style]:
     """`count` styles that differ in colour (60 distinct: tab20, tab20b and tab20c), and in
     marker and line style too, so that runs stay apart in print and in grey."""
+    # The strong shade of each pair first, so few runs get strong colours.
     colours = [
-        colormaps[name](index / 20) for name in ("tab20", "tab20b", "tab20c") for index in range(20)
+        colormaps[name](index / 20)
+        for shade in (0, 1)
+        for name in ("tab20", "tab20b", "tab20c")
+        for index in range(shade, 20, 2)
     ]
     return [
         Style(

@@ -24,6 +24,20 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float, float, float]:
+    """The mean over classes of each class's share of successes, with a normal 95% interval:
+    balanced accuracy, when the classes are the expected actions. Agresti-Caffo: two added
+    successes and failures per class, so a class at 0 or 1 still has some spread (a plain
+    normal interval would have width zero there). (nan, nan, nan) without a non-empty class."""
+    present = [list(values) for values in classes if len(values)]
+    if not present:
+        return math.nan, math.nan, math.nan
+    value = sum(sum(values) / len(values) for values in present) / len(present)
+    adjusted = [((sum(values) + 2) / (len(values) + 4), len(values) + 4) for values in present]
+    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(present)
+    return value, max(0.0, value - z * spread), min(1.0, value + z * spread)
+
+
 def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float]:
     """Normal 95% interval of a mean (of IoUs, say); (nan, nan) without values."""
     if not values:
