@@ -42,6 +42,8 @@ BENCHMARK_SIZES = {
     "token_costs.py": "--reps 1 --limit 2",
     "surface_cues.py": "",
     "parser_agreement.py": "",
+    # Two participants, and no second export of another revision (an empty --against).
+    "study_export.py": "--participants 2 --against ''",
 }
 """What makes each benchmark script small (argparse takes the last value of an option)."""
 COMPARES_MODELS = {"reference_players.py": "tom/random", "full_games.py": "tom/oracle"}

@@ -42,7 +42,7 @@ class CoherencePlayer(LocalProvider):
         prompt = next((m.text for m in reversed(input) if m.role == "user"), "")
         item = item_of_prompt().get(prompt)
         if item is None:
-            raise RuntimeError(f"{self.name} answers coherence prompts only")
+            raise self.unplayable()
         prefilled = input[-1].text if input[-1].role == "assistant" else ""
         language = AnswerText.of(item, distribution(self.policy, item, self.seed))
         temperature = config.temperature or 0.0

@@ -68,6 +68,8 @@ class FalseBeliefPlayer(LocalProvider):
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         active = sample_active()
         metadata = (active.sample.metadata or {}) if active else {}
+        if "key_words" not in metadata:  # not a sample of the battery
+            raise self.unplayable()
         records = list(metadata.get("prompts", [])) + list(metadata.get("steps", []))
         prompt = input[-1].text
         record = next((r for r in records if r["prompt"] == prompt), None)

@@ -36,6 +36,7 @@ from tom_eval.game.parsing import option_letter
 from tom_eval.game.prompts import (
     ANSWER_REQUEST,
     ASKS_YOU,
+    NotAGamePrompt,
     PromptView,
     choice_options,
     read_game_turn,
@@ -211,7 +212,10 @@ class ReferencePlayer(LocalProvider):
         if self.latency > 0:
             await asyncio.sleep(self.latency)
         conversation = [(message.role, message.text) for message in input]
-        text = respond(self.model_name, conversation, self.seed, self.memory)
+        try:
+            text = respond(self.model_name, conversation, self.seed, self.memory)
+        except NotAGamePrompt:
+            raise self.unplayable() from None
         schema = config.response_schema
         if schema is not None and schema.json_schema.properties:
             text = structured(text, set(schema.json_schema.properties))

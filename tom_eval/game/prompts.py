@@ -338,11 +338,15 @@ _SECTION = re.compile(r"^(STORY|QUESTION|OPTIONS)\n", re.MULTILINE)
 _OPTION = re.compile(r"^([A-Z])\) (.+)$")
 
 
+class NotAGamePrompt(ValueError):
+    """Text that is none of the game's prompts."""
+
+
 def read_prompt(prompt: str) -> PromptView:
-    """The inverse of `action_prompt`; raises ValueError on any other text."""
+    """The inverse of `action_prompt`; raises NotAGamePrompt on any other text."""
     formats = [name for name, text in _INSTRUCTIONS.items() if text in prompt]
     if not formats:
-        raise ValueError("no response format instruction in the prompt")
+        raise NotAGamePrompt("no response format instruction in the prompt")
     return _read_view(prompt, formats[0], rules_source=prompt)
 
 
@@ -372,7 +376,7 @@ def _read_view(text: str, response_format: ResponseFormat, rules_source: str) ->
     pieces = _SECTION.split(text)[1:]
     sections = dict(zip(pieces[::2], pieces[1::2], strict=True))
     if "STORY" not in sections or "QUESTION" not in sections:
-        raise ValueError("not a tom-eval prompt")
+        raise NotAGamePrompt("not a tom-eval prompt")
     story = sections["STORY"].removeprefix("Here is what you see:\n").strip()
     question = sections["QUESTION"].strip().splitlines()[0]
     options = tuple(

@@ -70,6 +70,10 @@ class KnowledgePlayer(LocalProvider):
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         active = sample_active()
         metadata = (active.sample.metadata or {}) if active else {}
-        if "answer_without_knowledge" in metadata:
+        knp = "answer_without_knowledge" in metadata
+        ikd = metadata.get("kind") in ("original", "error")
+        if not (knp and "knp" in self.plays()) and not (ikd and "ikd" in self.plays()):
+            raise self.unplayable()
+        if knp:
             return Reply(knp_reply(self.model_name, metadata, input[-1].text))
         return Reply(ikd_reply(self.model_name, metadata))

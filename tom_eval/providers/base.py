@@ -128,8 +128,9 @@ class Reply:
 
 
 class Unplayable(Exception):
-    """Raised by a provider's reply: the running sample is of a task (or a variant of one,
-    named by the message) that it does not play."""
+    """Raised by a provider's reply (`LocalProvider.unplayable`): it cannot read the running
+    sample, which is of a task (or a variant of one) it does not play. Another task that
+    shows the same prompts (a benchmark's, say) it plays as its own."""
 
 
 class LocalProvider(ModelAPI):
@@ -168,11 +169,19 @@ class LocalProvider(ModelAPI):
         return self.PLAYS
 
     def refusal(self, task: str) -> str | None:
-        """Why it cannot play `task`, in one line; None when it can."""
+        """Why it cannot play `task` (a task of this suite, by name), in one line; None
+        when it can."""
         plays = self.plays()
         if not plays or task in plays:
             return None
         return f"{self.name} cannot play {task}: it plays {', '.join(plays)}"
+
+    def unplayable(self, task: str | None = None) -> Unplayable:
+        """What a reply raises for a sample it cannot read: a task it does not play (by
+        default the running sample's task, named as Inspect names it)."""
+        active = sample_active()
+        asked = task or (active.task.removeprefix("tom_eval/") if active else "this task")
+        return Unplayable(f"{self.name} cannot play {asked}: it plays {', '.join(self.plays())}")
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         raise NotImplementedError
@@ -184,12 +193,7 @@ class LocalProvider(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        active = sample_active()
-        task = active.task.removeprefix("tom_eval/") if active else None
-        refusal = self.refusal(task) if task else None
         try:
-            if refusal:
-                raise Unplayable(refusal)
             reply = await self.reply(input, config)
         except Unplayable as error:
             await stop_eval(str(error))
