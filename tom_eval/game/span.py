@@ -146,7 +146,9 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
             spans.append(value if kind == "within" else math.inf)
     if not spans:
         return Span(status, level, math.nan, math.nan, start, top)
-    low, high = np.percentile(spans, [2.5, 97.5])
+    # Nearest ranks, not interpolation: a draw beyond the ladder is infinite.
+    low = np.percentile(spans, 2.5, method="lower")
+    high = np.percentile(spans, 97.5, method="higher")
     return Span(status, level, float(low), float(high), start, top)
 
 
