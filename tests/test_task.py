@@ -26,6 +26,7 @@ from tasks.tom import tom
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.parsing import ResponseFormat, option_letter
 from tom_eval.game.prompts import PromptView, read_prompt
+from tom_eval.game.world import ITEMS, NOTHING
 
 # Id 12: Self answers, Ask Teammate is optimal. Id 17: Teammate answers, Tell Teammate.
 # Id 27: an opponent answers, Pass is optimal.
@@ -335,6 +336,24 @@ def test_structured_output_asks_for_a_schema_and_reads_the_json(
             assert {"action", "player", "container", "contents"} <= fields
         assert ("reasoning" in fields) == (response_format == "free")
         assert json.loads(sample.messages[2].text)  # the reply is the JSON it was asked for
+
+
+def test_the_structured_answer_offers_the_items_a_knows_of_and_nothing(tmp_path: Path) -> None:
+    """The answer schema's `contents` is an enum (no option letter): the items A saw or was
+    told, in the order of ITEMS, then the game's word for an empty container."""
+    log = run(tmp_path, scripted(by_hand), structured=True, response_format="action", **THREE)
+    answered = [s for s in log.samples or [] if s.store["GameRecord:answerer"] == "A"]
+    assert answered  # Id 12: A answers
+    for sample in answered:
+        answer_turn = [event for event in sample.events if event.event == "model"][1]
+        schema = answer_turn.config.response_schema
+        assert schema is not None and schema.json_schema.properties is not None
+        observation = read_prompt(sample.messages[1].text).observation
+        known = {getattr(event, "item", None) for event in observation.events}
+        known.add(sample.store["GameRecord:reply"])
+        expected = [item for item in ITEMS if item in known] + [NOTHING]
+        assert schema.json_schema.properties["contents"].enum == expected
+        assert sample.store["GameRecord:answer_problem"] is None
 
 
 def test_structured_output_is_for_trial_mode(tmp_path: Path) -> None:

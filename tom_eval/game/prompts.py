@@ -269,9 +269,20 @@ def action_schema(
     return _object_schema(response_format, fields)
 
 
-def answer_schema(response_format: ResponseFormat) -> dict[str, Any]:
-    """The JSON schema of a structured answer: what is in the container."""
-    return _object_schema(response_format, {"contents": {"type": "string"}})
+def answer_values(observation: Observation, heard: str | None) -> list[str]:
+    """The answers a structured answer may give: the items A saw in the story and the one
+    it was told (`heard`, a reply to its Ask), in the order of ITEMS, then NOTHING (an
+    empty container). Never an item A neither saw nor heard of: that would reveal unseen
+    events to A."""
+    named = {event.item for event in observation.events if isinstance(event, (Put, Move))}
+    named = (named | {heard or NOTHING}) - {NOTHING}
+    return [item for item in ITEMS if item in named] + sorted(named - set(ITEMS)) + [NOTHING]
+
+
+def answer_schema(response_format: ResponseFormat, answers: Sequence[str]) -> dict[str, Any]:
+    """The JSON schema of a structured answer: what is in the container, one of `answers`
+    (`answer_values`), so a model constrained to it cannot write an option letter."""
+    return _object_schema(response_format, {"contents": {"type": "string", "enum": list(answers)}})
 
 
 def _object_schema(response_format: ResponseFormat, fields: dict[str, Any]) -> dict[str, Any]:

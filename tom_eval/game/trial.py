@@ -26,6 +26,7 @@ from tom_eval.game.prompts import (
     action_schema,
     answer_prompt,
     answer_schema,
+    answer_values,
     choice_options,
     reply_text,
 )
@@ -125,7 +126,9 @@ class Trial:
 
     @property
     def answer_schema(self) -> dict[str, Any]:
-        return answer_schema(self.response_format)
+        """The JSON schema of a structured answer: an item A saw or was told, or nothing."""
+        answers = answer_values(self.solution.observation, self.turn.reply)
+        return answer_schema(self.response_format, answers)
 
     @property
     def answer_prompt(self) -> str:
