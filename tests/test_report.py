@@ -31,6 +31,7 @@ from conftest import ROOT
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.players import respond
+from tom_eval.report.stats import mean_interval
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;
@@ -490,3 +491,13 @@ def test_charts_of_forty_runs_draw_every_run(tmp_path: Path) -> None:
     for draw in (charts.model_comparison, charts.load_effects):
         path = draw(table, tmp_path / f"{draw.__name__}.png", "a title")
         assert path.stat().st_size > 10_000
+
+
+def test_the_interval_of_a_mean_in_zero_to_one_stays_in_zero_to_one() -> None:
+    """Three IoUs (1, 1, 0): the normal interval, 0.667 [0.013, 1.320], is clipped to 1."""
+    low, high = mean_interval([1.0, 1.0, 0.0])
+    assert round(low, 3) == 0.013 and round(high, 3) == 1.320  # unbounded, as before
+    low, high = mean_interval([1.0, 1.0, 0.0], bounds=(0.0, 1.0))
+    assert round(low, 3) == 0.013 and high == 1.0
+    low, high = mean_interval([0.0, 0.0, 1.0], bounds=(0.0, 1.0))
+    assert low == 0.0 and round(high, 3) == 0.987

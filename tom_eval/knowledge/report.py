@@ -110,7 +110,7 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
         for key in COLUMNS[task]:
             present = [float(value) for value in group[key].dropna()]
             if key in GRADED:
-                low, high = mean_interval(present)
+                low, high = mean_interval(present, bounds=(0.0, 1.0))  # IoUs
             else:
                 low, high = wilson(sum(present), len(present))
             mean = sum(present) / len(present) if present else math.nan

@@ -38,8 +38,12 @@ def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float,
     return value, max(0.0, value - z * spread), min(1.0, value + z * spread)
 
 
-def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float]:
-    """Normal 95% interval of a mean (of IoUs, say); (nan, nan) without values."""
+def mean_interval(
+    values: Sequence[float], z: float = Z95, bounds: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """Normal 95% interval of a mean (of IoUs, say); (nan, nan) without values. With
+    `bounds`, the range the quantity cannot leave (IoUs: (0, 1)), the interval is clipped
+    to it: a normal interval of a few values can reach past it (0.667 +- 0.654)."""
     if not values:
         return math.nan, math.nan
     mean = sum(values) / len(values)
@@ -47,7 +51,10 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
         return mean, mean
     variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
     half = z * math.sqrt(variance / len(values))
-    return mean - half, mean + half
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
+    return low, high
 
 
 def normal_p(z: float) -> float:
