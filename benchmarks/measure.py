@@ -30,10 +30,10 @@ class Measured:
     """Largest resident set of the process or of any one of its children, MiB (Linux)."""
 
 
-def measure(command: list[str]) -> Measured:
-    """Run `command` from the repository root; fail if it fails."""
+def measure(command: list[str], cwd: Path = ROOT) -> Measured:
+    """Run `command` from `cwd` (default: the repository root); fail if it fails."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:

@@ -5,7 +5,17 @@ from __future__ import annotations
 import pytest
 
 from conftest import returning_teammate
-from tom_eval.game.decisions import PASS, Action, Situation, decide, guaranteed_value, legal_actions
+from tom_eval.game.decisions import (
+    _DECIDED,
+    DECISIONS_KEPT,
+    PASS,
+    Action,
+    Situation,
+    _decided,
+    decide,
+    guaranteed_value,
+    legal_actions,
+)
 from tom_eval.game.epistemics import OTHER_LABELS, Assessment, Status
 from tom_eval.game.oracle import solve
 from tom_eval.game.rules import SEED_RULES, Rules
@@ -115,3 +125,18 @@ def test_a_lie_to_a_teammate_who_did_not_see_the_latest_change_is_believed() -> 
     solution = solve(scenario)
     assert guaranteed_value(solution.situation, Action("tell", "B", "bag", "apple")) == -0.5
     assert solution.decision.optimal == PASS
+
+
+@pytest.mark.parametrize("lose", [False, True])
+def test_a_remembered_decision_is_the_one_made_afresh(spec_rows: list[SpecRow], lose: bool) -> None:
+    """`decide` remembers decisions by what they depend on; each is the one `_decided` makes
+    for that very situation, and its values are the caller's own copy."""
+    rules = Rules(lose=lose)
+    for row in zero_a_rows(spec_rows):
+        for other in OTHER_LABELS:
+            situation = situation_for(row, other, rules=rules)
+            optimal, margin, classes = _decided(situation)
+            first, again = decide(situation), decide(situation)
+            assert (first.optimal, first.margin, first.values) == (optimal, margin, dict(classes))
+            assert again == first and again.values is not first.values
+    assert 0 < len(_DECIDED) <= DECISIONS_KEPT

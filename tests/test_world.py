@@ -2,7 +2,17 @@ from __future__ import annotations
 
 import pytest
 
-from tom_eval.game.world import Enter, InvalidEvent, Leave, Move, Put, Room, Scenario, apply_event
+from tom_eval.game.world import (
+    Enter,
+    InvalidEvent,
+    Leave,
+    Move,
+    Put,
+    Room,
+    Scenario,
+    apply_event,
+    with_events,
+)
 
 EVERYONE = frozenset("ABCD")
 
@@ -52,3 +62,19 @@ def test_rooms_are_immutable_values() -> None:
     room = Room.initial(EVERYONE)
     after = apply_event(room, Put("A", "ball", "box"))
     assert room.holding("box") is None and after.holding("box") == "ball"
+
+
+def test_an_edited_story_replays_only_after_what_it_kept() -> None:
+    """`with_events` reuses the rooms a story shares with the one it came from; the result is
+    the full replay, and an impossible edit still fails when the rooms are read."""
+    original = story(Put("B", "apple", "bag"), Leave("C"), Move("B", "apple", "bag", "box"))
+    _ = original.rooms
+    inserted = (Leave("D"), Enter("D"))
+    events = original.events[:2] + inserted + original.events[2:]
+    edited = with_events(original, events, 2)
+    assert edited == story(*events)
+    assert edited.rooms == story(*events).rooms
+    impossible = with_events(original, (*original.events, Put("C", "ball", "box")), 3)
+    with pytest.raises(InvalidEvent, match="C acts while absent"):
+        impossible.rooms  # noqa: B018 - replaying raises
+    assert with_events(story(), (Leave("B"),), 0).rooms == story(Leave("B")).rooms

@@ -159,12 +159,45 @@ class Decision:
 
 
 def decide(situation: Situation) -> Decision:
+    assessment = situation.assessment
+    key = (
+        tuple(assessment.statuses.items()),
+        assessment.self_belief,
+        assessment.saw_latest & assessment.present,
+        situation.question,
+        situation.answerer,
+        situation.players,
+        situation.containers,
+        situation.rules,
+    )
+    decided = _DECIDED.get(key)
+    if decided is None:
+        if len(_DECIDED) >= DECISIONS_KEPT:
+            _DECIDED.clear()
+        decided = _DECIDED[key] = _decided(situation)
+    optimal, margin, classes = decided
+    return Decision(optimal, margin, dict(classes))
+
+
+DECISIONS_KEPT = 4096
+"""How many distinct decisions `decide` remembers (about 1 kB each)."""
+_DECIDED: dict[tuple[object, ...], tuple[Action, float, tuple[tuple[str, float], ...]]] = {}
+"""A bounded memo of `_decided`, keyed on everything a decision depends on: A's statuses, A's
+belief, who A is sure knows, the question, the answerer, the line-up and the rules. The
+generator and the checker decide tens of thousands of stories that differ only in what the
+decision ignores (the events, the ECT count) and share a few hundred distinct decisions, so
+each is made once per process. Emptied when full, so it stays bounded."""
+
+
+def _decided(situation: Situation) -> tuple[Action, float, tuple[tuple[str, float], ...]]:
+    """The optimal action, its margin and the action classes' values."""
     actions = legal_actions(situation)
     values = _values(situation, actions)
     # Highest value first, then lower cost; `actions` is already in tie-break order.
     best = max(range(len(actions)), key=lambda i: (values[i], -actions[i].cost, -i))
     runner_up = max(value for i, value in enumerate(values) if i != best)
-    return Decision(actions[best], values[best] - runner_up, action_classes(situation, values))
+    classes = tuple(action_classes(situation, values).items())
+    return actions[best], values[best] - runner_up, classes
 
 
 def _values(situation: Situation, actions: tuple[Action, ...]) -> list[float]:

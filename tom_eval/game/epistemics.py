@@ -111,6 +111,8 @@ class Assessment:
 _TRACKS = "tracks"
 _KNOWN = "known"
 _UNKNOWN = "unknown"
+_KNOWING: tuple[bool, Status] = (True, "true")
+_RIGHT: tuple[bool, Status] = (False, "true")
 
 
 class _Perspective:
@@ -148,8 +150,9 @@ class _Perspective:
     def category(self, player: str) -> tuple[bool, Status]:
         """(knows, status): the two dimensions an epistemic category transition flips."""
         status = self.status(player)
-        knows = status == "true" and (player == SELF or player in self.present)
-        return knows, status
+        if status == "true":
+            return _KNOWING if player == SELF or player in self.present else _RIGHT
+        return (False, status)
 
     def witness_change(self, before: str | None, after: str | None) -> None:
         """A sees the question container go from `before` to `after`."""
@@ -219,8 +222,9 @@ def _inferences(observation: Observation) -> Iterator[tuple[_Perspective, int, i
             perspective.witness_change(*_contents_change(event, observation.question))
         for player in CHARACTERS:
             category = perspective.category(player)
-            ect += _transitions(categories[player], category)
-            categories[player] = category
+            if category != categories[player]:
+                ect += _transitions(categories[player], category)
+                categories[player] = category
         yield perspective, ect, count
 
 
@@ -240,7 +244,7 @@ def _snapshot(perspective: _Perspective, ect: int, visible_events: int) -> Asses
 def _transitions(before: tuple[bool, Status], after: tuple[bool, Status]) -> int:
     """Epistemic category transitions: knowledge<->belief flips plus true<->false flips."""
     flips = int(before[0] != after[0])
-    if {before[1], after[1]} == {"true", "false"}:
+    if before[1] != after[1] and "unsure" not in (before[1], after[1]):
         flips += 1
     return flips
 

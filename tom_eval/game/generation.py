@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 from tom_eval.errors import InputError
@@ -46,6 +45,7 @@ from tom_eval.game.world import (
     Room,
     Scenario,
     apply_event,
+    with_events,
 )
 
 BASE_ATTEMPTS = 4000
@@ -106,21 +106,29 @@ def generate(
         for _, id_rows in sorted(by_id.items())
         for rep in range(1, reps + 1)
     ]
-    stories = dict(zip(((row.id, rep) for row, rep, _ in jobs), _run(jobs, workers), strict=True))
+    groups = dict(zip(((row.id, rep) for row, rep, _ in jobs), _run(jobs, workers), strict=True))
     return [
-        Generated(row, rep, seed, solve(stories[(row.id, rep)][row.extra]))
+        Generated(row, rep, seed, groups[(row.id, rep)][row.extra])
         for _, id_rows in sorted(by_id.items())
         for row in sorted(id_rows, key=lambda row: EXTRAS.index(row.extra))
         for rep in range(1, reps + 1)
     ]
 
 
-def _run(jobs: list[tuple[SpecRow, int, int]], workers: int | None) -> list[dict[str, Scenario]]:
+def _run(jobs: list[tuple[SpecRow, int, int]], workers: int | None) -> list[dict[str, Solution]]:
     workers = min(workers or os.cpu_count() or 1, len(jobs))
     if workers <= 1:
-        return [_group_stories(job) for job in jobs]
+        return [generate_group(*job) for job in jobs]
+    # Imported here: multiprocessing takes about 10 ms to load, which `tom-eval check` and a
+    # one-process generation need not pay.
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_group_stories, jobs, chunksize=max(1, len(jobs) // (8 * workers))))
+        chunksize = max(1, len(jobs) // (8 * workers))
+        return [
+            {extra: solve(scenario) for extra, scenario in stories.items()}
+            for stories in pool.map(_group_stories, jobs, chunksize=chunksize)
+        ]
 
 
 def _group_stories(job: tuple[SpecRow, int, int]) -> dict[str, Scenario]:
@@ -177,11 +185,11 @@ def _matching_prefixes(row: SpecRow, scenario: Scenario) -> Iterator[Scenario]:
     for length, (room, event) in enumerate(zip(rooms, scenario.events, strict=False), 1):
         if isinstance(event, (Leave, Enter)) or SELF in room.present:
             seen += 1
-        labels = steps[seen].labels
-        if labels[SELF] != row.self_label or labels[TEAMMATE] != row.teammate_label:
+        step = steps[seen]
+        if step.label(SELF) != row.self_label or step.label(TEAMMATE) != row.teammate_label:
             continue
-        if any(labels[opponent] == row.opponent_label for opponent in opponents):
-            yield replace(scenario, events=scenario.events[:length])
+        if any(step.label(opponent) == row.opponent_label for opponent in opponents):
+            yield with_events(scenario, scenario.events[:length], length)
 
 
 def _shrink(row: SpecRow, solution: Solution, rng: random.Random) -> Solution:
@@ -200,7 +208,7 @@ def _shrink(row: SpecRow, solution: Solution, rng: random.Random) -> Solution:
         rng.shuffle(pairs)
         for removal in removals + pairs:
             kept = tuple(event for index, event in enumerate(events) if index not in removal)
-            shorter = _accepted(row, replace(solution.scenario, events=kept))
+            shorter = _accepted(row, with_events(solution.scenario, kept, removal[0]))
             if shorter is not None:
                 solution = shorter
                 break
@@ -337,7 +345,7 @@ def _with_chunk(
     if chunk is None:
         return None
     events = scenario.events
-    return replace(scenario, events=events[:index] + tuple(chunk) + events[index:])
+    return with_events(scenario, events[:index] + tuple(chunk) + events[index:], index)
 
 
 def _walk(
@@ -393,23 +401,21 @@ def _random_event(
     `spare` is how many steps remain beyond those needed to bring every player in
     `crossed` back across the door: at -1 only such returns are allowed; a new crossing
     needs a spare step for its own return."""
-    inside = sorted(room.present)
+    present = room.present
+    inside = sorted(present)
     kinds = [
-        ("leave" if player in room.present else "enter", player)
-        for player in CHARACTERS
-        if player in crossed or spare >= 1
+        ("leave" if player in present else "enter", player)
+        for player in (CHARACTERS if spare >= 1 else sorted(crossed, key=CHARACTERS.index))
     ]
-    if spare < 0:
-        kinds = [(kind, player) for kind, player in kinds if player in crossed]
     weights = [1.0] * len(kinds)
-    if spare >= 0 and inside and (SELF in room.present or not perceived_only):
-        for container, held in room.contents:
+    if spare >= 0 and inside and (SELF in present or not perceived_only):
+        for container, held in zip(room.containers, room.held, strict=True):
             weight = QUESTION_WEIGHT if container == question else 1.0
             if held is None and fresh:
                 kinds.append(("put", container))
                 weights.append(weight)
             elif held is not None:
-                for destination, other in room.contents:
+                for destination, other in zip(room.containers, room.held, strict=True):
                     if other is None:
                         kinds.append((container, destination))
                         weights.append(QUESTION_WEIGHT if destination == question else weight)

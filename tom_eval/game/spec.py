@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from tom_eval.errors import InputError
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
 
@@ -230,6 +228,9 @@ class Mastery:
 
 def read_mastery(path: Path | None = None) -> Mastery:
     """Read and validate the mastery categories file."""
+    # Imported here: PyYAML takes about 10 ms to load, which `tom-eval check` need not pay.
+    import yaml
+
     path = path or default_mastery_file()
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))

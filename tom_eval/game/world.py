@@ -67,10 +67,6 @@ class Room:
     def initial(present: frozenset[str], containers: tuple[str, ...] = CONTAINERS) -> Room:
         return Room(present, containers, (None,) * len(containers))
 
-    @property
-    def contents(self) -> zip[tuple[str, str | None]]:
-        return zip(self.containers, self.held, strict=True)
-
     def holding(self, container: str) -> str | None:
         return self.held[self._index(container)]
 
@@ -79,15 +75,6 @@ class Room:
             return self.containers.index(container)
         except ValueError:
             raise InvalidEvent(f"unknown container '{container}'") from None
-
-    def with_presence(self, present: frozenset[str]) -> Room:
-        return Room(present, self.containers, self.held)
-
-    def with_contents(self, changes: dict[str, str | None]) -> Room:
-        held = list(self.held)
-        for container, item in changes.items():
-            held[self._index(container)] = item
-        return Room(self.present, self.containers, tuple(held))
 
 
 class InvalidEvent(InputError):
@@ -108,31 +95,40 @@ def apply_event(room: Room, event: Event) -> Room:
     actor = event.actor
     if actor not in CHARACTERS:
         raise InvalidEvent(f"unknown character '{actor}'")
-    if isinstance(event, Enter):
-        if actor in room.present:
+    present, containers, held = room.present, room.containers, room.held
+    kind = type(event)
+    if kind is Enter:
+        if actor in present:
             raise InvalidEvent(f"{actor} enters but is already in the room")
-        return room.with_presence(room.present | {actor})
-    if actor not in room.present:
+        return Room(present | {actor}, containers, held)
+    if actor not in present:
         raise InvalidEvent(f"{actor} acts while absent")
-    if isinstance(event, Leave):
-        return room.with_presence(room.present - {actor})
+    if kind is Leave:
+        return Room(present - {actor}, containers, held)
+    changed = list(held)
     if isinstance(event, Put):
         if event.item not in ITEMS:
             raise InvalidEvent(f"unknown item '{event.item}'")
-        if event.item in room.held:
-            where = room.containers[room.held.index(event.item)]
+        if event.item in held:
+            where = containers[held.index(event.item)]
             raise InvalidEvent(f"{actor} puts {event.item}, which is already in the {where}")
-        if room.holding(event.container) is not None:
+        target = room._index(event.container)
+        if held[target] is not None:
             raise InvalidEvent(f"{actor} puts {event.item} into the full {event.container}")
-        return room.with_contents({event.container: event.item})
-    held = room.holding(event.source)
-    if held != event.item:
+        changed[target] = event.item
+        return Room(present, containers, tuple(changed))
+    assert isinstance(event, Move)
+    source = room._index(event.source)
+    if held[source] != event.item:
         raise InvalidEvent(
-            f"{actor} moves {event.item} from the {event.source}, which holds {held or NOTHING}"
+            f"{actor} moves {event.item} from the {event.source}, which holds "
+            f"{held[source] or NOTHING}"
         )
-    if room.holding(event.destination) is not None or event.destination == event.source:
+    destination = room._index(event.destination)
+    if held[destination] is not None or destination == source:
         raise InvalidEvent(f"{actor} moves {event.item} into the full {event.destination}")
-    return room.with_contents({event.source: None, event.destination: event.item})
+    changed[source], changed[destination] = None, event.item
+    return Room(present, containers, tuple(changed))
 
 
 def replay(
@@ -171,7 +167,34 @@ class Scenario:
             raise InvalidEvent(f"unknown question container '{self.question}'")
         if self.answerer not in CHARACTERS:
             raise InvalidEvent(f"unknown answerer '{self.answerer}'")
-        return tuple(replay(self.present_initially, self.events, self.containers))
+        known: tuple[Room, ...] | None = self.__dict__.pop(_KNOWN_ROOMS, None)
+        if known is None:
+            return tuple(replay(self.present_initially, self.events, self.containers))
+        rooms = list(known)
+        for event in self.events[len(known) - 1 :]:
+            rooms.append(apply_event(rooms[-1], event))
+        return tuple(rooms)
+
+
+_KNOWN_ROOMS = "_known_rooms"
+"""Where `with_events` leaves the rooms a new scenario shares with the one it came from."""
+
+
+def with_events(scenario: Scenario, events: tuple[Event, ...], kept: int) -> Scenario:
+    """`scenario` with `events` instead, of which the first `kept` are its own: the rooms
+    up to there, if already replayed, are not replayed again (the generator edits stories
+    by the tens of thousands, mostly after their start)."""
+    edited = Scenario(
+        scenario.present_initially,
+        events,
+        scenario.question,
+        scenario.answerer,
+        scenario.containers,
+    )
+    rooms = scenario.__dict__.get("rooms")
+    if rooms is not None:
+        edited.__dict__[_KNOWN_ROOMS] = rooms[: kept + 1]
+    return edited
 
 
 def relabel_event(event: Event, seating: dict[str, str]) -> Event:
