@@ -16,9 +16,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
+from test_generation import ROWS, is_subsequence
 
 from tasks.tom import tom
-from tests.test_generation import ROWS, is_subsequence
 from tom_eval.errors import InputError
 from tom_eval.game.generation import generate_group
 from tom_eval.game.ladder import DEFAULT_LEVELS, MAX_LEVEL, climb, climb_story, parse_levels
