@@ -759,16 +759,11 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
 
 def ladder_trials(samples: pd.DataFrame) -> list[Trial]:
     """A ladder run's trials (samples with a level), as the span fit reads them."""
-    rungs = samples.dropna(subset=["level"])
     return [
-        Trial(str(story), str(expected), float(level), float(optimal))
-        for story, expected, level, optimal in zip(
-            rungs["base_story"],
-            rungs["expected_action"],
-            rungs["level"],
-            rungs["optimal"],
-            strict=True,
+        Trial(
+            str(rung.base_story), str(rung.expected_action), float(rung.level), float(rung.optimal)
         )
+        for rung in samples.dropna(subset=["level"]).itertuples()
     ]
 
 

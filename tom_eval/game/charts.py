@@ -188,11 +188,12 @@ def thinking_pairs(pairs: pd.DataFrame, table: pd.DataFrame, path: Path) -> Path
 
 
 def load_curves(
-    curves: dict[str, dict[float, tuple[float, float, float, int]]], path: Path
+    curves: dict[str, dict[float, tuple[float, float, float, int]]], path: Path, title: str
 ) -> Path:
     """Balanced accuracy against the ladder's level, one line per run with its 95%
     intervals, chance (1/3) marked; the level axis doubles as the ladder does."""
-    figure, axes = plt.subplots(figsize=(8, 4.5))
+    figure, axes = plt.subplots(figsize=(9, 5))
+    axes.set_title(title, fontsize=9)
     for style, (run, shares) in zip(styles(len(curves)), curves.items(), strict=True):
         levels = np.array(sorted(shares))
         values = np.array([shares[level][0] for level in levels])
@@ -215,5 +216,5 @@ def load_curves(
     axes.set_xlabel("load level (extra events or ECTs beyond the base story)")
     axes.set_ylabel("balanced accuracy")
     axes.set_ylim(0, 1.02)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    axes.legend(loc="upper left", bbox_to_anchor=(0, -0.15), fontsize=8, ncols=2)
     return save(figure, path)

@@ -104,7 +104,7 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
             lines += [f"### Scenario set: {chosen!s}", ""]
         name = f"_{index + 1}" if len(sets) > 1 else ""
         lines += _errors(results, runs, name, out, examples)
-    lines += _ladder(results, out)
+    lines += _ladder(results, table, out)
     reasoning = analysis.reasoning(results)
     csv(reasoning, out / "reasoning.csv")
     lines += ["## Reasoning", ""]
@@ -112,13 +112,17 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
     return lines
 
 
-def _ladder(results: analysis.Results, out: Path) -> list[str]:
+def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[str]:
     """The spans of the ladder runs, and their curves in one chart."""
     spans = analysis.ladder_spans(results)
     if spans.empty:
         return []
     csv(spans, out / "ladder_spans.csv")
-    chart = charts.load_curves(analysis.ladder_curves(results), out / "load_curves.png")
+    runs = table[table["run"].isin(spans["run"])]
+    labels = charts.short_labels(runs)
+    title = str(runs["setting"].iloc[0]) if runs["setting"].nunique() == 1 else ""
+    curves = {labels[run]: shares for run, shares in analysis.ladder_curves(results).items()}
+    chart = charts.load_curves(curves, out / "load_curves.png", title)
     view = pd.DataFrame(
         {
             "run": spans["run"],
