@@ -67,7 +67,9 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for index, model in enumerate(args.models.split(",")):
-            log_dir = (args.log_dir or Path(scratch)) / f"{index}-{model.replace('/', '-')}"
+            # Absolute: each run starts in the repository's root, not here.
+            root = (args.log_dir or Path(scratch)).resolve()
+            log_dir = root / f"{index}-{model.replace('/', '-').replace(':', '-')}"
             measured, log = inspect_eval(
                 "tasks/tom.py", log_dir, *model_options(model), *task_args
             )
