@@ -41,6 +41,7 @@ from tom_eval.game.oracle import Solution, solve
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord
+from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
 from tom_eval.intervals import wilson_interval
@@ -208,7 +209,47 @@ def _answering_opponent_believes_false(metadata: dict[str, object]) -> bool:
     return answerer in OPPONENTS and isinstance(labels, dict) and labels[answerer] == BELIEVES_FALSE
 
 
-@scorer(metrics=[_per_key_metrics(), balanced_accuracy(), mastery(), gratuitous_lie_rate()])
+@metric(name="ladder")
+def ladder_span() -> Metric:
+    """A load ladder's curve and span (`tom_eval.game.span`): the measured balanced
+    accuracy at each level with its 95% interval, and the span with its bootstrap interval
+    over base stories (inf: beyond the ladder; NaN: no span, at chance from level 0)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        trials = [ladder_trial(sample) for sample in scores]
+        found = span(trials)
+        values = {"span": found.level, "span_low": found.low, "span_high": found.high}
+        if found.status == "beyond":
+            values["span"] = math.inf
+        for level, (share, low, high, _) in level_shares(trials).items():
+            values.update({f"level_{level:g}": share, f"level_{level:g}_low": low})
+            values[f"level_{level:g}_high"] = high
+        return values
+
+    return compute
+
+
+def ladder_trial(sample: SampleScore) -> Trial:
+    metadata = sample.sample_metadata or {}
+    return Trial(
+        str(metadata["base_story"]),
+        str(metadata["expected_action"]),
+        float(metadata["level"]),
+        _value(sample, "optimal"),
+    )
+
+
+METRICS: list[Metric | dict[str, list[Metric]]] = [
+    _per_key_metrics(),
+    balanced_accuracy(),
+    mastery(),
+    gratuitous_lie_rate(),
+]
+"""The scorer's metrics; a load ladder's run adds `ladder_span` (`LADDER_METRICS`)."""
+LADDER_METRICS: list[Metric | dict[str, list[Metric]]] = [*METRICS, ladder_span()]
+
+
+@scorer(metrics=METRICS)
 def tom_scorer() -> Scorer:
     """Scores A's action against the engine, and the turn's points."""
 

@@ -14,11 +14,13 @@ from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
 
 from scorers.game import game_scorer
-from scorers.tom import tom_scorer
+from scorers.tom import LADDER_METRICS, tom_scorer
 from tom_eval.errors import InputError
-from tom_eval.game.dataset import game_dataset, scenario_records, tom_dataset
+from tom_eval.game.dataset import game_dataset, ladder_records, scenario_records, tom_dataset
+from tom_eval.game.ladder import DEFAULT_LEVELS, LADDERS, parse_levels
 from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat
 from tom_eval.game.rules import Rules
+from tom_eval.game.scenario_file import ScenarioRecord
 from tom_eval.game.session import HISTORY_MODES, HistoryMode
 from tom_eval.game.solver import play_game, play_turn
 from tom_eval.game.turn import parse_lineup
@@ -43,6 +45,8 @@ def tom(
     structured: bool = False,
     sample: int | None = None,
     sample_seed: int = 0,
+    ladder: str | None = None,
+    levels: str | int | list[int | str] = "0,2,4,8,16,32",
 ) -> Task:
     """The Ask/Tell/Pass game.
 
@@ -69,9 +73,15 @@ def tom(
             action's fields; the contents when answering), which providers that support
             structured output enforce. Trial mode only.
         sample: play a balanced subset of this many samples: trial mode spreads them
-            evenly over the expected action classes (the headline's) and the Extras, game
-            mode draws games (default: every sample).
+            evenly over the expected action classes (the headline's) and the Extras, a
+            ladder draws this many base stories (each at every level) evenly over the
+            expected action classes, game mode draws games (default: every sample).
         sample_seed: the seed of the subset (default 0).
+        ladder: play a load ladder (docs/ladder.md): "events" (extra events A perceives)
+            or "ect" (extra epistemic category transitions). Each Id's base story (Extra
+            0A) is played at every level; extras is not used. The log's `ladder` metrics
+            carry the balanced accuracy at each level and the model's span.
+        levels: the ladder's levels, from 0 (default 0,2,4,8,16,32).
     """
     refuse_unplayable("tom")
     try:
@@ -88,7 +98,17 @@ def tom(
             raise InputError("structured output is for trial mode (mode=trial)")
         games, turns = _whole_number("games", games), _whole_number("turns", turns)
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
-        records = scenario_records(ids, extras, reps, seed, scenario_file)
+        ladder_metadata: dict[str, object] = {}
+        if ladder is None:
+            if parse_levels(levels) != DEFAULT_LEVELS:
+                raise InputError("levels is for a load ladder: add -T ladder=events (or ect)")
+            records = scenario_records(ids, extras, reps, seed, scenario_file)
+        else:
+            if scenario_file is not None or mode == "game":
+                raise InputError(
+                    "a ladder is generated and played in trial mode: drop scenario_file and mode"
+                )
+            records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
         players, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
         answer_format = cast(ResponseFormat, response_format)
@@ -110,7 +130,9 @@ def tom(
             tom_dataset(records, name, rules, players.has_neutral),
             size,
             subset_seed,
-            by_metadata("expected_action", "extra"),
+            by_metadata("expected_action") if ladder else by_metadata("expected_action", "extra"),
+            # A ladder draws base stories whole: the span compares a story's levels.
+            (lambda sample: str((sample.metadata or {})["base_story"])) if ladder else None,
         )
     except InputError as error:
         # Inspect prints a PrerequisiteError as one line, without a traceback.
@@ -119,8 +141,9 @@ def tom(
         dataset=dataset,
         solver=play_turn(answer_format, players, rules, seed, structured),
         scorer=tom_scorer(),
+        metrics=LADDER_METRICS if ladder else None,
         version=VERSION,
-        metadata=subset or None,
+        metadata={**subset, **ladder_metadata} or None,
     )
 
 
@@ -129,6 +152,18 @@ VERSION = "2-B"
 """The task's version (eval.yaml): 2 since replies are read by the action they commit to,
 which changes the scores of replies that reason first; B since `sample` and
 `sample_seed` choose a balanced subset."""
+
+
+def _ladder(
+    ladder: object, levels: str | int | list[int | str], ids: str | int | list[int | str],
+    reps: int, seed: int,
+) -> tuple[list[ScenarioRecord], dict[str, object]]:  # fmt: skip
+    """A ladder's scenarios, and what the task's metadata says of it: the ladder, its
+    levels, and the base stories that could not climb to the top (by the level reached)."""
+    _check_choice("ladder", str(ladder), LADDERS)
+    chosen = parse_levels(levels)
+    records, climbed = ladder_records(ids, reps, seed, str(ladder), chosen)
+    return records, {"ladder": ladder, "levels": list(chosen), "ladder_stopped": climbed.stopped}
 
 
 def _whole_number(name: str, value: object) -> int:

@@ -42,11 +42,16 @@ BENCHMARK_SIZES = {
     "token_costs.py": "--reps 1 --limit 2",
     "surface_cues.py": "",
     "parser_agreement.py": "",
+    "load_curves.py": "--reps 1 --ids 12 --levels 0,2",
     # Two participants, and no second export of another revision (an empty --against).
     "study_export.py": "--participants 2 --against ''",
 }
 """What makes each benchmark script small (argparse takes the last value of an option)."""
-COMPARES_MODELS = {"reference_players.py": "tom/random", "full_games.py": "tom/oracle"}
+COMPARES_MODELS = {
+    "reference_players.py": "tom/random",
+    "full_games.py": "tom/oracle",
+    "load_curves.py": "tom/bounded:2",
+}
 """Scripts that run one `inspect eval` per model of `--models`, and the model they keep."""
 
 

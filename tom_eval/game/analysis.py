@@ -30,6 +30,7 @@ from inspect_ai.model import ChatMessage, ContentReasoning
 
 from tom_eval.errors import InputError
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
+from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.spec import EXTRAS, MasteryCategory, read_mastery
 from tom_eval.game.world import SELF, TEAMMATE
 from tom_eval.report.logs import changed_settings, json_object, label_runs, number, read_evals
@@ -60,11 +61,23 @@ LABEL_DEFAULTS: dict[str, object] = {
     "structured": False,
     "sample": None,
     "sample_seed": 0,
+    "ladder": None,
+    "levels": "0,2,4,8,16,32",
 }
 """The defaults of tasks/tom.py's parameters that change what is measured (a test checks
 they agree): a run's label names those the user changed, so runs that differ in them
 never merge."""
-SCENARIO_SET = ("ids", "extras", "reps", "seed", "scenario_file", "sample", "sample_seed")
+SCENARIO_SET = (
+    "ids",
+    "extras",
+    "reps",
+    "seed",
+    "scenario_file",
+    "sample",
+    "sample_seed",
+    "ladder",
+    "levels",
+)
 """The parameters that choose the scenarios: runs on other sets are not pooled."""
 _REQUIRED = (
     "metadata_id",
@@ -327,6 +340,8 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
             "ect": frame["metadata_ect"].astype(int),
             "visible_events": frame["metadata_visible_events"].astype(int),
             "story": frame["metadata_story"].map(json_object),
+            "base_story": frame.get("metadata_base_story", frame["id"]),
+            "level": frame.get("metadata_level", pd.Series(math.nan, index=frame.index)),
             "chosen": frame["score_tom_scorer_answer"].fillna("invalid"),
             "raw_action": frame["score_tom_scorer_metadata"].map(
                 lambda m: json_object(m).get("raw_action", "")
@@ -740,3 +755,49 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def ladder_trials(samples: pd.DataFrame) -> list[Trial]:
+    """A ladder run's trials (samples with a level), as the span fit reads them."""
+    return [
+        Trial(
+            str(rung.base_story), str(rung.expected_action), float(rung.level), float(rung.optimal)
+        )
+        for rung in samples.dropna(subset=["level"]).itertuples()
+    ]
+
+
+def ladder_spans(results: Results) -> pd.DataFrame:
+    """One row per ladder run: its span with the bootstrap interval, the measured balanced
+    accuracy at the bottom and the top of the ladder, and how many base stories and trials
+    it holds."""
+    rows = []
+    samples = results.samples.dropna(subset=["level"])
+    for run, trials in samples.groupby("run", sort=True):
+        found = span(ladder_trials(trials))
+        shares = level_shares(ladder_trials(trials))
+        bottom, top = shares[min(shares)], shares[max(shares)]
+        rows.append(
+            {
+                "run": run,
+                "span": found.level,
+                "low": found.low,
+                "high": found.high,
+                "status": found.status,
+                "top": found.top,
+                "level 0": bottom[0],
+                "top level": top[0],
+                "stories": trials["base_story"].nunique(),
+                "trials": len(trials),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ladder_curves(results: Results) -> dict[str, dict[float, tuple[float, float, float, int]]]:
+    """Each ladder run's measured balanced accuracy per level: (share, low, high, trials)."""
+    samples = results.samples.dropna(subset=["level"])
+    return {
+        str(run): level_shares(ladder_trials(trials))
+        for run, trials in samples.groupby("run", sort=True)
+    }

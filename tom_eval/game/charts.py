@@ -185,3 +185,36 @@ def thinking_pairs(pairs: pd.DataFrame, table: pd.DataFrame, path: Path) -> Path
     axes.set_title("Thinking vs non-thinking (paired)")
     axes.legend(fontsize=8, loc="lower right")
     return save(figure, path)
+
+
+def load_curves(
+    curves: dict[str, dict[float, tuple[float, float, float, int]]], path: Path, title: str
+) -> Path:
+    """Balanced accuracy against the ladder's level, one line per run with its 95%
+    intervals, chance (1/3) marked; the level axis doubles as the ladder does."""
+    figure, axes = plt.subplots(figsize=(9, 5))
+    axes.set_title(title, fontsize=9)
+    for style, (run, shares) in zip(styles(len(curves)), curves.items(), strict=True):
+        levels = np.array(sorted(shares))
+        values = np.array([shares[level][0] for level in levels])
+        lows = np.array([shares[level][1] for level in levels])
+        highs = np.array([shares[level][2] for level in levels])
+        axes.errorbar(
+            levels + 1,
+            values,
+            yerr=[values - lows, highs - values],
+            label=run,
+            color=style.colour,
+            marker=style.marker,
+            linestyle=style.linestyle,
+            capsize=3,
+        )
+    axes.axhline(1 / 3, color="grey", linestyle=":", label="chance (1/3)")
+    axes.set_xscale("log", base=2)
+    ticks = sorted({level for shares in curves.values() for level in shares})
+    axes.set_xticks([level + 1 for level in ticks], [f"{level:g}" for level in ticks])
+    axes.set_xlabel("load level (extra events or ECTs beyond the base story)")
+    axes.set_ylabel("balanced accuracy")
+    axes.set_ylim(0, 1.02)
+    axes.legend(loc="upper left", bbox_to_anchor=(0, -0.15), fontsize=8, ncols=2)
+    return save(figure, path)

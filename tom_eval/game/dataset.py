@@ -10,6 +10,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from tom_eval.errors import InputError, user_path
 from tom_eval.game.full_game import draw_stories, schedule
 from tom_eval.game.generation import generate
+from tom_eval.game.ladder import Climb, climb
 from tom_eval.game.narration import narrate, question_line
 from tom_eval.game.oracle import Solution, solve
 from tom_eval.game.rules import Rules
@@ -53,6 +54,29 @@ def scenario_records(
         ScenarioRecord(item.key, item.solution.scenario, item.row, item.rep, {}, OUR_FORMAT)
         for item in generate(rows, reps, seed)
     ]
+
+
+def ladder_records(
+    ids: str | int | list[int | str], reps: int, seed: int, ladder: str, levels: tuple[int, ...]
+) -> tuple[list[ScenarioRecord], Climb]:
+    """The rungs of a load ladder over the chosen Ids' base stories (Extra 0A), as records
+    whose `stored` fields carry the ladder and the level."""
+    mastery = read_mastery()
+    spec = read_spec()
+    rows = select_rows(spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), ["0A"])
+    found = climb(rows, reps, seed, ladder, levels)
+    records = [
+        ScenarioRecord(
+            rung.key,
+            rung.solution.scenario,
+            rung.row,
+            rung.rep,
+            {"ladder": rung.ladder, "level": rung.level},
+            OUR_FORMAT,
+        )
+        for rung in found.rungs
+    ]
+    return records, found
 
 
 def checked_solution(record: ScenarioRecord, rules: Rules, with_neutral: bool) -> Solution:
@@ -166,6 +190,8 @@ def record_to_sample(
         "neutral": with_neutral,
         "base_story": f"{asked.id}-r{record.rep}",
     }
+    if "level" in record.stored:
+        metadata["ladder"], metadata["level"] = record.stored["ladder"], record.stored["level"]
     observation = solution.observation
     return Sample(
         id=record.key,

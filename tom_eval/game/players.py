@@ -8,8 +8,9 @@
 * `no-tom`: a player without theory of mind. It acts as if every other player knew what A
   knows, so it never sees a reason to ask or tell;
 * `bounded` (`-M memory=K`): the oracle with a bounded memory: of each story it keeps the
-  opening and the last K events, so it breaks in a known way as stories grow (the load
-  ladder's reference: its span grows with K).
+  last K events and who is in the room when they begin, and knows no more of the
+  containers before them than if it had been out of the room, so it breaks in a known way
+  as stories grow (the load ladder's reference: its span grows with K).
 
 They read nothing but the conversation, through `prompts.read_prompt`, so they can never
 use what player A could not perceive. Each reply reports token usage (about four
@@ -43,7 +44,7 @@ from tom_eval.game.prompts import (
     read_prompt,
 )
 from tom_eval.game.rules import always_truthful_to
-from tom_eval.game.world import NOTHING, SELF
+from tom_eval.game.world import NOTHING, SELF, Enter, Leave
 from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least
 
 
@@ -150,12 +151,30 @@ def respond(
 
 
 def forget(view: PromptView, memory: int) -> PromptView:
-    """What a player that holds only the last `memory` sentences of a story keeps: the
-    story's opening (who was in the room, the empty containers) and its last `memory`
-    events; the events before them are forgotten, as if they had not happened."""
+    """What a player that holds only the last `memory` sentences of a story keeps: those
+    events, and who is in the room when they begin (it sees who is there). Everything
+    before them is forgotten, so it knows no more of the containers than if it had been out
+    of the room all that while: it steps out at the start and back in where its memory
+    begins. A story no longer than its memory is kept whole."""
     observation = view.observation
-    kept = observation.events[-memory:] if memory < len(observation.events) else observation.events
-    return replace(view, observation=replace(observation, events=kept))
+    if memory >= len(observation.events):
+        return view
+    forgotten, kept = observation.events[:-memory], observation.events[-memory:]
+    present = set(observation.present_initially)
+    for event in forgotten:
+        if isinstance(event, Leave):
+            present.discard(event.actor)
+        elif isinstance(event, Enter):
+            present.add(event.actor)
+    stepped_out = (Leave(SELF), Enter(SELF)) if SELF in present else ()
+    return replace(
+        view,
+        observation=replace(
+            observation,
+            present_initially=frozenset(present),
+            events=(*stepped_out, *kept),
+        ),
+    )
 
 
 def _contents_reply(view: PromptView, contents: str) -> str:

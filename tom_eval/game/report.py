@@ -6,6 +6,8 @@ game-mode runs (whole games) a section of their own, "Full games". `write_compar
 
 from __future__ import annotations
 
+import math
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -31,6 +33,12 @@ MASTERY_TEXT = (
     "Each category is a weighted share of successes over its components' scenarios "
     "(scenarios/mastery.yaml, the reference implementation's weights), with a normal 95% "
     "interval; per Extra in mastery.csv."
+)
+LADDER_TEXT = (
+    "Load ladders (docs/ladder.md): the same base stories at rising load. The span is the "
+    "level at which the fitted balanced accuracy has fallen halfway from its level-0 value "
+    "to chance (1/3), with a 95% bootstrap interval over base stories; 'beyond' means it "
+    "stays above that mark up to the ladder's top, 'none' that level 0 is not above chance."
 )
 GAMES_TEXT = (
     "Game mode: one row per run; each game is a race to the winning score by Blue (A and "
@@ -96,11 +104,61 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
             lines += [f"### Scenario set: {chosen!s}", ""]
         name = f"_{index + 1}" if len(sets) > 1 else ""
         lines += _errors(results, runs, name, out, examples)
+    lines += _ladder(results, table, out)
     reasoning = analysis.reasoning(results)
     csv(reasoning, out / "reasoning.csv")
     lines += ["## Reasoning", ""]
     lines += [markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
     return lines
+
+
+def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[str]:
+    """The spans of the ladder runs, and their curves in one chart."""
+    spans = analysis.ladder_spans(results)
+    if spans.empty:
+        return []
+    csv(spans, out / "ladder_spans.csv")
+    runs = table[table["run"].isin(spans["run"])]
+    labels = charts.short_labels(runs)
+    title = str(runs["setting"].iloc[0]) if runs["setting"].nunique() == 1 else ""
+    curves = {labels[run]: shares for run, shares in analysis.ladder_curves(results).items()}
+    chart = charts.load_curves(curves, out / "load_curves.png", title)
+    view = pd.DataFrame(
+        {
+            "run": spans["run"],
+            "span [95%]": [_span_text(row) for row in spans.to_dict("records")],
+            "level 0": spans["level 0"].round(3),
+            "top level": spans["top level"].round(3),
+            "base stories": spans["stories"],
+            "trials": spans["trials"],
+        }
+    )
+    return [
+        "## Load ladder",
+        "",
+        LADDER_TEXT,
+        "",
+        markdown(view),
+        "",
+        f"![Load curves]({chart.name})",
+        "",
+    ]
+
+
+def _span_text(row: Mapping[Hashable, object]) -> str:
+    """A span with its interval: 'none', 'beyond 32', or '6.2 [4.6, 9.1]' (an end past the
+    ladder's top shows as 'beyond')."""
+    if row["status"] == "none":
+        return "none (at chance from level 0)"
+
+    def end(value: object) -> str:
+        number = float(str(value))
+        return "beyond" if number == math.inf else ("-" if math.isnan(number) else f"{number:.1f}")
+
+    interval = f"[{end(row['low'])}, {end(row['high'])}]"
+    if row["status"] == "beyond":
+        return f"beyond {float(str(row['top'])):g} {interval}"
+    return f"{float(str(row['span'])):.1f} {interval}"
 
 
 def _errors(

@@ -15,7 +15,9 @@ constant policy scores):
   reaches 1/3), so there is nothing to lose.
 
 The interval is a percentile bootstrap over base stories (every level of a base story drawn
-together, since its trials share a story), with the same fit in every draw.
+together, since its trials share a story; stories drawn within their expected-action class,
+so every draw has every class), with the same fit in every draw. A run with no span has no
+interval either.
 """
 
 from __future__ import annotations
@@ -132,15 +134,22 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
         return Span("none", math.nan, math.nan, math.nan, math.nan, math.nan)
     top = max(trial.level for trial in trials)
     status, level, start = point_span(trials, top)
-    by_story: dict[str, list[Trial]] = defaultdict(list)
+    if status == "none":
+        return Span(status, level, math.nan, math.nan, start, top)
+    # Stories are resampled within their expected-action class, so that every draw keeps
+    # every class the balanced curve averages over.
+    by_class: dict[str, dict[str, list[Trial]]] = defaultdict(lambda: defaultdict(list))
     for trial in trials:
-        by_story[trial.story].append(trial)
-    stories = sorted(by_story)
+        by_class[trial.expected][trial.story].append(trial)
     draw = random.Random(f"span:{seed}")
     spans = []
     for _ in range(draws):
-        chosen = [by_story[name] for name in draw.choices(stories, k=len(stories))]
-        resample = [trial for story in chosen for trial in story]
+        resample = [
+            trial
+            for stories in by_class.values()
+            for name in draw.choices(sorted(stories), k=len(stories))
+            for trial in stories[name]
+        ]
         kind, value, _ = point_span(resample, top)
         if kind != "none":
             spans.append(value if kind == "within" else math.inf)

@@ -91,3 +91,26 @@ def extra_group_violations(solutions: dict[str, Solution]) -> list[str]:
         if visible["1B"] != visible["1A"]:
             problems.append(f"visible events 1B={visible['1B']} differ from 1A={visible['1A']}")
     return problems
+
+
+def ladder_violations(ladder: str, base: Solution, level: int, solution: Solution) -> list[str]:
+    """The load of one rung of a ladder (`game.ladder`) against its base story: on the
+    events ladder, `level` more events A perceives and the same ECT count; on the ECT
+    ladder, `level` more ECTs. Both keep the base story's answer: the same contents at the
+    end and the same belief of A."""
+    ect, visible = solution.assessment.ect, solution.assessment.visible_events
+    base_ect, base_visible = base.assessment.ect, base.assessment.visible_events
+    problems = []
+    if ladder == "events":
+        if ect != base_ect:
+            problems.append(f"ECT {ect} differs from the base story's {base_ect}")
+        if visible != base_visible + level:
+            problems.append(f"visible events {visible} are not the base's {base_visible} + {level}")
+    elif ect != base_ect + level:
+        problems.append(f"ECT {ect} is not the base story's {base_ect} + {level}")
+    if (solution.truth, solution.assessment.self_belief) != (
+        base.truth,
+        base.assessment.self_belief,
+    ):
+        problems.append("the contents or A's belief differ from the base story's")
+    return problems

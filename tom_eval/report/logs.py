@@ -162,6 +162,8 @@ def changed_settings(row: dict[str, Any], defaults: dict[str, object]) -> list[s
         value = row.get(f"task_arg_{name}")
         if value is None or (isinstance(value, float) and math.isnan(value)):
             continue
+        if isinstance(value, str) and value.startswith("["):
+            value = json.loads(value)  # a list argument, as evals_df keeps it
         if isinstance(value, list):
             value = ",".join(str(v) for v in value)
         if isinstance(value, float) and value.is_integer():

@@ -1,0 +1,168 @@
+"""The load ladder: every rung is a sound scenario carrying exactly its load, the task plays
+it and logs the span, the report draws it, and `tom/bounded` breaks in the order of its
+memory."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog
+from inspect_ai.model import get_model
+from test_generation import ROWS, is_subsequence
+
+from tasks.tom import tom
+from tom_eval.errors import InputError
+from tom_eval.game.generation import generate_group
+from tom_eval.game.ladder import DEFAULT_LEVELS, MAX_LEVEL, climb, climb_story, parse_levels
+from tom_eval.game.narration import narrate
+from tom_eval.game.validation import generator_violations, ladder_violations
+from tom_eval.registry import report_sections
+from tom_eval.report.writer import write_report
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    row=st.sampled_from(ROWS),
+    rep=st.integers(min_value=1, max_value=10_000),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    ladder=st.sampled_from(("events", "ect")),
+)
+def test_every_rung_is_sound_and_carries_exactly_its_load(
+    row: Any, rep: int, seed: int, ladder: str
+) -> None:
+    rungs = climb_story(row, rep, seed, ladder, DEFAULT_LEVELS)
+    base = rungs[0].solution
+    # The base story is the one the default run plays as Extra 0A.
+    assert base.scenario == generate_group(row, rep, seed)["0A"].scenario
+    assert [rung.level for rung in rungs] == list(DEFAULT_LEVELS[: len(rungs)])
+    for below, rung in itertools.pairwise(rungs):
+        solution = rung.solution
+        assert generator_violations(row, solution) == []
+        assert ladder_violations(ladder, base, rung.level, solution) == []
+        # Each rung grows from the one below it, by events A perceives.
+        assert is_subsequence(below.solution.scenario.events, solution.scenario.events)
+        added = len(solution.scenario.events) - len(below.solution.scenario.events)
+        assert (
+            solution.assessment.visible_events - below.solution.assessment.visible_events == added
+        )
+        assert (
+            len(narrate(solution.observation).splitlines())
+            == 1 + solution.assessment.visible_events
+        )
+        assert solution.decision.optimal == base.decision.optimal
+    if ladder == "events":
+        assert len(rungs) == len(DEFAULT_LEVELS), "the events ladder reaches its top"
+
+
+def test_the_events_ladder_reaches_its_highest_level_for_every_row() -> None:
+    found = climb(ROWS, 1, 0, "events", (0, MAX_LEVEL))
+    assert found.stopped == {}
+    assert len(found.rungs) == 2 * len(ROWS)
+
+
+def test_a_ladder_is_reproducible_and_ordered_by_id_level_and_rep() -> None:
+    rows = [row for row in ROWS if row.id in (7, 12)]
+    first = climb(rows, 2, 3, "ect", (0, 2, 4))
+    again = climb(rows, 2, 3, "ect", (0, 2, 4))
+    assert [rung.solution.scenario for rung in first.rungs] == [
+        rung.solution.scenario for rung in again.rungs
+    ]
+    keys = [rung.key for rung in first.rungs]
+    assert keys[:3] == ["7-ect0-r1", "7-ect0-r2", "7-ect2-r1"]
+
+
+@pytest.mark.parametrize(
+    ("levels", "message"),
+    [
+        ("2,4", "levels must include 0"),
+        ("0", "needs a level above 0"),
+        ("0,-2", "whole numbers from 0, not '-2'"),
+        ("0,x", "whole numbers from 0, not 'x'"),
+        ("0,²", "whole numbers from 0"),
+        (f"0,{MAX_LEVEL + 1}", f"levels go up to {MAX_LEVEL}"),
+        ("0," + "9" * 5000, f"levels go up to {MAX_LEVEL}"),
+    ],
+)
+def test_bad_levels_are_named(levels: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_levels(levels)
+    with pytest.raises(PrerequisiteError, match=message):
+        tom(ids="12", reps=1, ladder="events", levels=levels)
+
+
+def test_levels_read_as_text_numbers_or_lists() -> None:
+    assert parse_levels("8, 0,2,2") == (0, 2, 8)
+    assert parse_levels([0, "4"]) == (0, 4)
+    assert parse_levels("0,2,4,8,16,32") == DEFAULT_LEVELS
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"ladder": "steps"}, "ladder must be one of events, ect, not 'steps'"),
+        ({"ladder": "events", "mode": "game"}, "played in trial mode"),
+        ({"ladder": "events", "scenario_file": "x.jsonl"}, "played in trial mode"),
+        ({"levels": "0,4"}, "levels is for a load ladder"),
+    ],
+)
+def test_ladder_parameters_are_refused_in_one_line(args: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError, match=message):
+        tom(ids="12", reps=1, **args)
+
+
+def ladder_run(tmp_path: Path, model: Any, **task_args: Any) -> EvalLog:
+    args = {"ids": "7-24", "reps": 2, "ladder": "events", "levels": "0,2,8,32", **task_args}
+    (log,) = inspect_eval(tom(**args), model=model, log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def ladder_metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    (score,) = [score for score in log.results.scores if "span" in score.metrics]
+    return {name: metric.value for name, metric in score.metrics.items()}
+
+
+def test_the_log_carries_each_level_and_the_span(tmp_path: Path) -> None:
+    log = ladder_run(tmp_path, "tom/oracle")
+    samples = log.samples or []
+    assert len(samples) == 18 * 2 * 4
+    assert {sample.metadata["level"] for sample in samples} == {0, 2, 8, 32}
+    assert {sample.metadata["ladder"] for sample in samples} == {"events"}
+    assert "7-events32-r2" in {sample.id for sample in samples}
+    assert log.eval.metadata is not None
+    assert log.eval.metadata["levels"] == [0, 2, 8, 32]
+    metrics = ladder_metrics(log)
+    assert [metrics[f"level_{level}"] for level in (0, 2, 8, 32)] == [1.0] * 4
+    assert metrics["span"] == math.inf, "the oracle is beyond the ladder"
+    assert metrics["level_0_low"] < 1.0 == metrics["level_0_high"]
+
+
+def test_a_constant_policy_has_no_span(tmp_path: Path) -> None:
+    metrics = ladder_metrics(ladder_run(tmp_path, "tom/always-pass"))
+    assert metrics["level_0"] == pytest.approx(1 / 3)
+    assert math.isnan(metrics["span"]) and math.isnan(metrics["span_low"])
+
+
+def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path: Path) -> None:
+    """tom/bounded keeps only the last K events: the more it keeps, the longer its span."""
+    spans = {}
+    for memory in (2, 16):
+        model = get_model("tom/bounded", memory=memory)
+        log = ladder_run(tmp_path / str(memory), model, ids="all", reps=1, levels="0,2,4,8,16,32")
+        spans[memory] = ladder_metrics(log)["span"]
+    assert 0 < spans[2] < spans[16]
+    out = tmp_path / "report"
+    report, _ = write_report([tmp_path], report_sections(), out)
+    text = report.read_text()
+    assert "## Load ladder" in text
+    assert (out / "load_curves.png").stat().st_size > 0
+    assert "memory=2" in text and "memory=16" in text

@@ -1,0 +1,197 @@
+"""The load ladder: the same base stories played at rising load, to find where a model's
+theory of mind breaks (docs/ladder.md). Inspect-free.
+
+Each rung of one (Id, rep) grows from the rung below it, so a story at level 8 holds the
+story at level 4 plus four more events: the rungs differ in load only. The base story
+(level 0) is the scenario the default run plays as Extra 0A (same spec row, rep and
+seed). Two ladders:
+
+* `events`: the level is how many events A perceives beyond the base story, all filler
+  (no label, no ECT count and no answer changes), drawn as Extra 0B's filler is;
+* `ect`: the level is how many epistemic category transitions (ECTs) are added, by
+  events drawn from the same proposals that must raise the ECT count and change no label
+  and no answer (Extra 1B's load). A row allows only so many; where a story cannot reach
+  a level, its ladder stops below it (`Climb.stopped` says where).
+
+Every rung passes every check the generator makes of a scenario (labels, optimal action,
+sound inferences, the fair-story standards) and `ladder_violations` (the load itself).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tom_eval.errors import InputError
+from tom_eval.game.generation import (
+    INSERT_ATTEMPTS,
+    _accepted,
+    _insert,
+    _NoInsertion,
+    _same_answer,
+    _with_chunk,
+    generate_group,
+)
+from tom_eval.game.oracle import Solution
+from tom_eval.game.spec import SpecRow
+from tom_eval.game.validation import ladder_violations
+
+LADDERS: tuple[str, ...] = ("events", "ect")
+DEFAULT_LEVELS: tuple[int, ...] = (0, 2, 4, 8, 16, 32)
+MAX_LEVEL = 64
+"""The highest level the ladder builds. Every (Id, rep) of the spec reaches it on the events
+ladder (the items run short beyond that: a put needs an object not yet in the story)."""
+STRETCH = 4
+"""Units of load (events or ECTs) added in one go on the way up to a rung."""
+CLIMB_ATTEMPTS = 40
+"""Tries of one stretch before the story's ladder stops below the rung."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rung:
+    """One scenario of the ladder: a base story at one level."""
+
+    row: SpecRow
+    """The spec row of the base story (Extra 0A)."""
+    rep: int
+    seed: int
+    ladder: str
+    level: int
+    solution: Solution
+
+    @property
+    def key(self) -> str:
+        """E.g. 12-events8-r3: Id 12, rep 3, 8 events beyond the base story."""
+        return f"{self.row.id}-{self.ladder}{self.level}-r{self.rep}"
+
+    @property
+    def base_story(self) -> str:
+        return f"{self.row.id}-r{self.rep}"
+
+
+@dataclass(frozen=True)
+class Climb:
+    """A ladder's rungs, and the stories whose ladder stopped below its top."""
+
+    rungs: list[Rung]
+    stopped: dict[str, int]
+    """Base story -> the highest level it reached, for stories that could not go higher."""
+
+
+def parse_levels(levels: str | int | list[int | str] | tuple[int, ...]) -> tuple[int, ...]:
+    """`-T levels=0,2,4` (text, a number or a list) as sorted distinct levels from 0."""
+    parts: list[int | str] | tuple[int, ...]
+    if isinstance(levels, str):
+        parts = list(levels.split(","))
+    else:
+        parts = [levels] if isinstance(levels, int) else levels
+    found = set()
+    for part in parts:
+        text = str(part).strip()
+        if isinstance(part, bool) or not text.isascii() or not text.isdigit():
+            raise InputError(f"levels must be whole numbers from 0, not '{part}'")
+        if len(text) > 4 or int(text) > MAX_LEVEL:
+            raise InputError(f"levels go up to {MAX_LEVEL}, not {text}")
+        found.add(int(text))
+    if 0 not in found:
+        raise InputError("levels must include 0: the base story the span is measured from")
+    if len(found) < 2:
+        raise InputError("levels needs a level above 0 to climb to")
+    return tuple(sorted(found))
+
+
+def climb(rows: list[SpecRow], reps: int, seed: int, ladder: str, levels: tuple[int, ...]) -> Climb:
+    """The ladder of every 0A row and rep, ordered by Id, level, then rep."""
+    if ladder not in LADDERS:
+        raise InputError(f"ladder must be one of {', '.join(LADDERS)}, not '{ladder}'")
+    if reps < 1:
+        raise InputError(f"reps must be at least 1, got {reps}")
+    bases = [row for row in rows if row.extra == "0A"]
+    rungs: list[Rung] = []
+    stopped: dict[str, int] = {}
+    for row in bases:
+        for rep in range(1, reps + 1):
+            story = climb_story(row, rep, seed, ladder, levels)
+            rungs.extend(story)
+            if story[-1].level < levels[-1]:
+                stopped[story[0].base_story] = story[-1].level
+    order = {level: index for index, level in enumerate(levels)}
+    rungs.sort(key=lambda rung: (rung.row.id, order[rung.level], rung.rep))
+    return Climb(rungs, stopped)
+
+
+def climb_story(
+    row: SpecRow, rep: int, seed: int, ladder: str, levels: tuple[int, ...]
+) -> list[Rung]:
+    """The rungs of one (Id, rep), from its base story up to the highest level it reaches."""
+    base = generate_group(row, rep, seed)["0A"]
+    rng = random.Random(f"tom-eval-ladder:{seed}:{row.id}:{rep}:{ladder}")
+    rungs = [Rung(row, rep, seed, ladder, 0, base)]
+    for level in levels[1:]:
+        below = rungs[-1]
+        raised = _raise(row, base, below.solution, level - below.level, ladder, rng)
+        if raised is None:
+            break
+        problems = ladder_violations(ladder, base, level, raised)
+        if problems:
+            raise AssertionError(f"{row.id}-r{rep} {ladder} {level}: {problems[0]}")
+        rungs.append(Rung(row, rep, seed, ladder, level, raised))
+    return rungs
+
+
+def _raise(
+    row: SpecRow, base: Solution, below: Solution, step: int, ladder: str, rng: random.Random
+) -> Solution | None:
+    """The story one rung up (`step` more events, or `step` more ECTs), or None. The load
+    goes in a few units at a time, each tried afresh from where the last one left off, so
+    that a dead end costs one stretch of the climb, not all of it."""
+    solution = below
+    for done in range(0, step, STRETCH):
+        stretch = min(STRETCH, step - done)
+        for _ in range(CLIMB_ATTEMPTS):
+            try:
+                if ladder == "events":
+                    solution = _insert(row, solution, rng, stretch, _same_ect(base))
+                else:
+                    solution = _add_transitions(row, base, solution, stretch, rng)
+                break
+            except _NoInsertion:
+                continue
+        else:
+            return None
+    return solution
+
+
+def _same_ect(base: Solution) -> Callable[[Solution], bool]:
+    def keep(solution: Solution) -> bool:
+        return solution.assessment.ect == base.assessment.ect
+
+    return keep
+
+
+def _add_transitions(
+    row: SpecRow, base: Solution, below: Solution, step: int, rng: random.Random
+) -> Solution:
+    """`below` with chunks of perceived events inserted until its ECT count is `step`
+    higher; each chunk must raise the count without overshooting, and keep the labels and
+    the answer."""
+    target = below.assessment.ect + step
+    solution = below
+    while solution.assessment.ect < target:
+        floor = solution.assessment.ect
+
+        def keep(candidate: Solution, floor: int = floor) -> bool:
+            return floor < candidate.assessment.ect <= target
+
+        for _ in range(INSERT_ATTEMPTS):
+            candidate = _with_chunk(solution.scenario, rng, rng.randint(1, 3))
+            if candidate is None:
+                continue
+            accepted = _accepted(row, candidate, keep)
+            if accepted is not None and _same_answer(accepted, base):
+                solution = accepted
+                break
+        else:
+            raise _NoInsertion
+    return solution
