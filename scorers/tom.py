@@ -91,10 +91,10 @@ def is_lie_to_opponent_answerer(solution: Solution, action: Action) -> bool:
     )
 
 
-def _values(sample: SampleScore) -> dict[str, float]:
+def _value(sample: SampleScore, key: str) -> float:
     value = sample.score.value
     assert isinstance(value, dict), "tom_scorer values are dicts"
-    return {key: float(item) for key, item in value.items() if isinstance(item, int | float)}
+    return float(value[key])
 
 
 @metric
@@ -104,7 +104,7 @@ def balanced_accuracy() -> Metric:
 
     def compute(scores: list[SampleScore]) -> Value:
         return balanced(
-            (str((sample.sample_metadata or {})["expected_action"]), _values(sample)["optimal"])
+            (str((sample.sample_metadata or {})["expected_action"]), _value(sample, "optimal"))
             for sample in scores
         )
 
@@ -131,7 +131,7 @@ def key_mean(key: str) -> Metric:
 
     def key_mean_metric() -> Metric:
         def compute(scores: list[SampleScore]) -> Value:
-            values = [value for sample in scores if not math.isnan(value := _values(sample)[key])]
+            values = [value for sample in scores if not math.isnan(value := _value(sample, key))]
             return sum(values) / len(values) if values else math.nan
 
         return compute
