@@ -9,6 +9,11 @@ start-up included. Inspect starts as many samples at once as connections, so eve
 connection stays busy. A last row runs the largest setting with Inspect's default,
 adaptive concurrency (no `--max-connections`).
 
+At each connection count the trivial task of `benchmarks/harness_overhead.py`
+(`benchmarks/trivial_task.py`: the same samples, the same model calls, the same provider and
+latency, no game) runs too: its efficiency is what Inspect itself reaches, and the share is
+tom-eval's efficiency over it (1.0: tom-eval hides its work as well as a task that does none).
+
 Usage: python benchmarks/latency_hiding.py [--latency 0.5] [--connections 1,10,100]
 """
 
@@ -23,7 +28,7 @@ from measure import inspect_eval, machine, markdown_table, model_calls
 
 COLUMNS = (
     *("max connections", "samples", "model calls", "ideal", "wall time", "efficiency"),
-    "CPU time",
+    *("CPU time", "trivial wall time", "trivial efficiency", "trivial CPU time", "share"),
 )
 SAMPLES_PER_CONNECTION = 30
 SPEC_ROWS = 156
@@ -32,22 +37,35 @@ SPEC_ROWS = 156
 
 def run(folder: Path, latency: float, samples: int, connections: int | None) -> tuple[object, ...]:
     reps = math.ceil(samples / SPEC_ROWS)
-    args = ["--model", "tom/oracle", "-M", f"latency={latency}", "-T", f"reps={reps}"]
-    args += ["--limit", str(samples)]
-    if connections is not None:
-        args += ["--max-connections", str(connections)]
-    measured, log = inspect_eval("tasks/tom.py", folder / f"{connections}", *args)
+    model = ["--model", "tom/oracle", "-M", f"latency={latency}"]
+    limits = ["--max-connections", str(connections)] if connections is not None else []
+    measured, log = inspect_eval(
+        "tasks/tom.py",
+        folder / f"tom-{connections}",
+        *(*model, "-T", f"reps={reps}", "--limit", str(samples), *limits),
+    )
     calls = model_calls(log)
+    trivial, trivial_log = inspect_eval(
+        "benchmarks/trivial_task.py",
+        folder / f"trivial-{connections}",
+        *(*model, "-T", f"samples={samples}", "-T", f"calls={calls}", *limits),
+    )
+    assert model_calls(trivial_log) == calls
     # Inspect's default, adaptive concurrency, starts at 20 connections and grows to 100.
     ideal = calls * latency / (connections or 100)
+    efficiency, trivial_efficiency = ideal / measured.wall, ideal / trivial.wall
     return (
         connections or "adaptive (default)",
         samples,
         calls,
         f"{ideal:.1f} s",
         f"{measured.wall:.1f} s",
-        f"{ideal / measured.wall:.2f}",
+        f"{efficiency:.2f}",
         f"{measured.cpu:.1f} s",
+        f"{trivial.wall:.1f} s",
+        f"{trivial_efficiency:.2f}",
+        f"{trivial.cpu:.1f} s",
+        f"{efficiency / trivial_efficiency:.2f}",
     )
 
 
@@ -68,7 +86,9 @@ def main() -> None:
     print(markdown_table(COLUMNS, rows))
     print(
         "\ncommand: inspect eval tasks/tom.py --model tom/oracle "
-        f"-M latency={args.latency} --max-connections C -T reps=R --limit N"
+        f"-M latency={args.latency} --max-connections C -T reps=R --limit N\n"
+        "         inspect eval benchmarks/trivial_task.py --model tom/oracle "
+        f"-M latency={args.latency} --max-connections C -T samples=N -T calls=M"
     )
 
 

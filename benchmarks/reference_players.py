@@ -66,16 +66,17 @@ def main() -> None:
             seconds, path = run(model, Path(folder) / model.replace("/", "_"), task_args)
             log = read_eval_log(str(path), header_only=True)
             assert log.results is not None
-            m = {f"{s.name}.{k}": v.value for s in log.results.scores for k, v in s.metrics.items()}
+            (scores,) = log.results.scores
+            m = {name: metric.value for name, metric in scores.metrics.items()}
             print(
                 f"| {model} | {log.results.total_samples} "
-                f"| {m['tom_scorer.balanced_accuracy']:.3f} | {m['optimal.mean']:.3f} "
-                f"| {m['lies_okay.mean']:.3f} | {1 - m['valid.mean']:.3f} "
-                f"| {m['regret.mean']:.3f} | {m['points.mean']:+.3f} | {seconds:.1f} s |"
+                f"| {m['balanced_accuracy']:.3f} | {m['optimal']:.3f} "
+                f"| {m['lies_okay']:.3f} | {1 - m['valid']:.3f} "
+                f"| {m['regret']:.3f} | {m['points']:+.3f} | {seconds:.1f} s |"
             )
             if model == "tom/random":
                 mean, low, high = chance_band(path)
-                inside = low <= m["tom_scorer.balanced_accuracy"] <= high
+                inside = low <= m["balanced_accuracy"] <= high
                 print(
                     f"\nrandom chance band: expected {mean:.3f}, 95% band [{low:.3f}, {high:.3f}]"
                     f" -> {'inside' if inside else 'OUTSIDE'}\n"

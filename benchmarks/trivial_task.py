@@ -6,7 +6,7 @@ ask the answer question, so the task makes exactly `calls` model calls, and the 
 (`tom/oracle`) does the same kind of work per call as in the game. No scenario generation,
 no game engine on the task's side, an exact-match scorer.
 
-Usage: inspect eval benchmarks/trivial_task.py --model tom/oracle -T samples=1560 -T calls=2016
+Usage: inspect eval benchmarks/trivial_task.py --model tom/oracle -T samples=1560 -T calls=2080
 """
 
 from __future__ import annotations

@@ -5,10 +5,14 @@ optimal, lies_okay, valid, regret, points, lie_to_opponent, and answer_correct (
 i.e. unscored, when A was not the answerer). The engine (`tom_eval.game.oracle.solve`) decides
 what is optimal and what each action is worth; nothing is looked up.
 
-Metrics: mean and Wilson interval per key; optimal grouped by answerer, Extra and expected
-action; balanced accuracy over the expected-action classes (the headline: always-Pass
-scores about 81% plain accuracy but exactly 1/3 balanced); the mastery categories with
-their weights from scenarios/mastery.yaml; and the gratuitous-lie rate.
+Metrics, the few a run shows at its end: balanced accuracy over the expected-action classes
+(the headline: always-Pass scores about 81% plain accuracy but exactly 1/3 balanced), then
+the mean of the keys people read first (`SHOWN_KEYS`). Every other figure (intervals, the
+breakdowns by Id, Extra, answerer and expected action, the mastery categories, the
+gratuitous-lie rate, the other keys) is computed from the samples by `tom-eval report`
+(`tom_eval.game.analysis`), which costs the run nothing. Each metric reads the whole score
+dict of every sample: a per-key metric dict would have Inspect deep-copy every sample's
+score and metadata once per key, each time it updates the metrics during the run.
 """
 
 from __future__ import annotations
@@ -25,69 +29,19 @@ from inspect_ai.scorer import (
     Scorer,
     Target,
     Value,
-    grouped,
-    mean,
     metric,
     scorer,
-    stderr,
 )
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from tom_eval.game.decisions import PASS, Action, guaranteed_value
-from tom_eval.game.epistemics import BELIEVES_FALSE
-from tom_eval.game.mastery import mastery_scores
-from tom_eval.game.oracle import Solution, solve
+from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord
 from tom_eval.game.span import Trial, level_shares, span
-from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
-from tom_eval.intervals import wilson_interval
-
-
-# Each grouping is its own registered metric: Inspect keys metric results by registry name,
-# so three plain `grouped(...)` metrics would collide and only one would be reported.
-@metric(name="answerer")
-def by_answerer() -> Metric:
-    return grouped(mean(), "answerer", all=False)
-
-
-@metric(name="extra")
-def by_extra() -> Metric:
-    return grouped(mean(), "extra", all=False)
-
-
-@metric(name="expected")
-def by_expected_action() -> Metric:
-    return grouped(mean(), "expected_action", all=False)
-
-
-@metric(name="id")
-def by_id() -> Metric:
-    return grouped(mean(), "id", all=False)
-
-
-def _per_key_metrics() -> dict[str, list[Metric]]:
-    return {
-        "optimal": [
-            mean(),
-            wilson_interval(),
-            by_answerer(),
-            by_extra(),
-            by_expected_action(),
-            by_id(),
-        ],
-        "lies_okay": [mean(), wilson_interval()],
-        "valid": [mean(), wilson_interval()],
-        "regret": [mean(), stderr()],
-        "points": [mean(), stderr()],
-        "answer_correct": [mean(), wilson_interval()],
-        "answer_valid": [mean()],
-        "lie_to_opponent": [mean()],
-        "format_ok": [mean()],
-    }
 
 
 class Played(Protocol):
@@ -138,14 +92,10 @@ def is_lie_to_opponent_answerer(solution: Solution, action: Action) -> bool:
     )
 
 
-def _values(sample: SampleScore) -> dict[str, float]:
+def _value(sample: SampleScore, key: str) -> float:
     value = sample.score.value
     assert isinstance(value, dict), "tom_scorer values are dicts"
-    return {key: float(item) for key, item in value.items() if isinstance(item, int | float)}
-
-
-def _value(sample: SampleScore, key: str) -> float:
-    return _values(sample)[key]
+    return float(value[key])
 
 
 @metric
@@ -172,41 +122,27 @@ def balanced(outcomes: Iterable[tuple[str, float]]) -> float:
     return sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
 
 
-@metric
-def mastery() -> Metric:
-    """The ToM mastery categories of scenarios/mastery.yaml: per category, the weighted
-    share of successes over its components' samples; categories with no sample are left out."""
-    categories = read_mastery()
-
-    def compute(scores: list[SampleScore]) -> Value:
-        return mastery_scores(
-            categories,
-            [(int((sample.sample_metadata or {})["id"]), _values(sample)) for sample in scores],
-        )
-
-    return compute
+SHOWN_KEYS = ("optimal", "lies_okay", "valid", "regret", "points", "answer_correct")
+"""The score keys whose mean a run shows after the headline."""
 
 
-@metric
-def gratuitous_lie_rate() -> Metric:
-    """Share of lies among samples where the answering opponent already believes something
-    false, so that a lie gains nothing (the reference's Ids 30-32)."""
+def key_mean(key: str) -> Metric:
+    """The mean of one score key over the samples that score it (NaN: unscored), registered
+    under the key's name."""
 
-    def compute(scores: list[SampleScore]) -> Value:
-        lies = [
-            _value(sample, "lie_to_opponent")
-            for sample in scores
-            if _answering_opponent_believes_false(sample.sample_metadata or {})
-        ]
-        return sum(lies) / len(lies) if lies else math.nan
+    def key_mean_metric() -> Metric:
+        def compute(scores: list[SampleScore]) -> Value:
+            values = [value for sample in scores if not math.isnan(value := _value(sample, key))]
+            return sum(values) / len(values) if values else math.nan
 
-    return compute
+        return compute
+
+    return metric(name=key)(key_mean_metric)()
 
 
-def _answering_opponent_believes_false(metadata: dict[str, object]) -> bool:
-    answerer = str(metadata.get("answerer"))
-    labels = metadata.get("character_labels")
-    return answerer in OPPONENTS and isinstance(labels, dict) and labels[answerer] == BELIEVES_FALSE
+def tom_metrics() -> list[Metric]:
+    """The metrics of `tom_scorer`, the headline first (Inspect's headline is the first)."""
+    return [balanced_accuracy(), *(key_mean(key) for key in SHOWN_KEYS)]
 
 
 @metric(name="ladder")
@@ -239,17 +175,12 @@ def ladder_trial(sample: SampleScore) -> Trial:
     )
 
 
-METRICS: list[Metric | dict[str, list[Metric]]] = [
-    _per_key_metrics(),
-    balanced_accuracy(),
-    mastery(),
-    gratuitous_lie_rate(),
-]
-"""The scorer's metrics; a load ladder's run adds `ladder_span` (`LADDER_METRICS`)."""
-LADDER_METRICS: list[Metric | dict[str, list[Metric]]] = [*METRICS, ladder_span()]
+def ladder_metrics() -> list[Metric]:
+    """The metrics of a load ladder's run: the scorer's, then its curve and span."""
+    return [*tom_metrics(), ladder_span()]
 
 
-@scorer(metrics=METRICS)
+@scorer(metrics=tom_metrics())
 def tom_scorer() -> Scorer:
     """Scores A's action against the engine, and the turn's points."""
 
@@ -258,7 +189,7 @@ def tom_scorer() -> Scorer:
         story = read_story_fields(state.metadata["story"], str(state.sample_id))
         # The rules the turn was played under: they set what each action is worth.
         rules = Rules(lose=bool(state.metadata["lose"]))
-        solution = solve(story, rules, with_neutral=bool(state.metadata["neutral"]))
+        solution = shared_solution(story, rules, bool(state.metadata["neutral"]))
         chosen = Action.from_text(record.action) if record.action else None
         value = score_value(solution, chosen, record, record.response_format)
         return Score(

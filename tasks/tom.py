@@ -14,7 +14,7 @@ from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
 
 from scorers.game import game_scorer
-from scorers.tom import LADDER_METRICS, tom_scorer
+from scorers.tom import ladder_metrics, tom_scorer
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import game_dataset, ladder_records, scenario_records, tom_dataset
 from tom_eval.game.ladder import DEFAULT_LEVELS, LADDERS, parse_levels
@@ -141,7 +141,7 @@ def tom(
         dataset=dataset,
         solver=play_turn(answer_format, players, rules, seed, structured),
         scorer=tom_scorer(),
-        metrics=LADDER_METRICS if ladder else None,
+        metrics=ladder_metrics() if ladder else None,
         version=VERSION,
         metadata={**subset, **ladder_metadata} or None,
     )

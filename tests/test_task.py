@@ -23,6 +23,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_mo
 
 from conftest import REFERENCE_SCENARIOS, ROOT, require_shared
 from tasks.tom import tom
+from tom_eval.game import analysis
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.parsing import ResponseFormat, option_letter
 from tom_eval.game.prompts import PromptView, read_prompt
@@ -96,12 +97,20 @@ def run(tmp_path: Path, model: Model | str, **task_args: Any) -> EvalLog:
 
 
 def metrics(log: EvalLog) -> dict[str, float]:
+    """The figures a run shows (`tom_scorer.<metric>`), and those `tom-eval report` computes
+    from its samples (`report.<summary or mastery column>`)."""
     assert log.results is not None
-    return {
+    shown = {
         f"{score.name}.{name}": metric.value
         for score in log.results.scores
         for name, metric in score.metrics.items()
     }
+    results = analysis.load([Path(log.location)])
+    (summary,) = analysis.summary(results).to_dict("records")
+    overall = analysis.mastery(results).query("scope == 'Overall'")
+    (mastery,) = overall.to_dict("records")
+    reported = {f"report.{key}": value for key, value in (mastery | summary).items()}
+    return shown | reported
 
 
 @pytest.mark.parametrize("response_format", ["choice", "action", "free"])
@@ -110,14 +119,14 @@ def test_always_passing_scores_exactly(tmp_path: Path, response_format: Response
         run(tmp_path, scripted(lambda view: PASS), response_format=response_format, **THREE)
     )
     assert got["tom_scorer.balanced_accuracy"] == pytest.approx(1 / 3)
-    assert got["optimal.mean"] == pytest.approx(1 / 3)
-    assert got["optimal.expected_Pass"] == 1.0 and got["optimal.expected_Ask Teammate"] == 0.0
-    assert got["valid.mean"] == 1.0
-    assert got["regret.mean"] == pytest.approx(1 / 3)  # 0.5 in Ids 12 and 17
+    assert got["tom_scorer.optimal"] == pytest.approx(1 / 3)
+    assert got["report.expected_Pass"] == 1.0 and got["report.expected_Ask Teammate"] == 0.0
+    assert got["tom_scorer.valid"] == 1.0
+    assert got["tom_scorer.regret"] == pytest.approx(1 / 3)  # 0.5 in Ids 12 and 17
     # Id 12: A answers "nothing", wrong. Id 17: B believes something false. Id 27: Red scores.
-    assert got["points.mean"] == pytest.approx(-1 / 3)
-    assert got["answer_correct.mean"] == 0.0
-    assert got["lies_okay.mean"] == pytest.approx(1 / 3)
+    assert got["tom_scorer.points"] == pytest.approx(-1 / 3)
+    assert got["tom_scorer.answer_correct"] == 0.0
+    assert got["tom_scorer.lies_okay"] == pytest.approx(1 / 3)
 
 
 @pytest.mark.parametrize("response_format", ["choice", "action", "free"])
@@ -126,17 +135,18 @@ def test_asking_telling_and_lying_score_exactly(
 ) -> None:
     log = run(tmp_path, scripted(by_hand), response_format=response_format, **THREE)
     got = metrics(log)
-    assert got["optimal.mean"] == pytest.approx(2 / 3)
+    assert got["tom_scorer.optimal"] == pytest.approx(2 / 3)
     assert got["tom_scorer.balanced_accuracy"] == pytest.approx(2 / 3)
-    assert got["lies_okay.mean"] == 1.0  # the lie to the answering opponent counts here
-    assert got["lie_to_opponent.mean"] == pytest.approx(1 / 3)
-    assert got["tom_scorer.strategic_lies"] == 1.0  # Id 27 rewards the lie
-    assert got["regret.mean"] == pytest.approx(1 / 6)  # the lie costs 0.5 and changes nothing
-    assert got["answer_correct.mean"] == 1.0  # A asked B, who knows
-    assert got["answer_valid.mean"] == 1.0
-    assert got["optimal.id_12"] == 1.0 and got["optimal.id_27"] == 0.0
+    assert got["tom_scorer.lies_okay"] == 1.0  # the lie to the answering opponent counts here
+    assert got["report.lie_to_opponent"] == pytest.approx(1 / 3)
+    assert got["report.strategic_lies"] == 1.0  # Id 27 rewards the lie
+    # The lie costs 0.5 and changes nothing.
+    assert got["tom_scorer.regret"] == pytest.approx(1 / 6)
+    assert got["tom_scorer.answer_correct"] == 1.0  # A asked B, who knows
+    assert got["report.answer_valid"] == 1.0
+    assert got["report.id_12"] == 1.0 and got["report.id_27"] == 0.0
     # Id 12: +1 - 0.5; Id 17: B adopts the Tell, +1 - 0.5; Id 27: the opponent ignores the lie.
-    assert got["points.mean"] == pytest.approx((0.5 + 0.5 - 1.5) / 3)
+    assert got["tom_scorer.points"] == pytest.approx((0.5 + 0.5 - 1.5) / 3)
     records = {sample.id: sample.store for sample in log.samples or []}
     assert records["12-0A-r1"]["GameRecord:reply"] is not None
 
@@ -151,8 +161,8 @@ def test_unreadable_replies_are_counted_not_dropped(
     log = run(tmp_path, scripted(lambda view: reply), response_format=response_format, **THREE)
     got = metrics(log)
     assert len(log.samples or []) == 3
-    assert got["valid.mean"] == 0.0 and got["optimal.mean"] == 0.0
-    assert got["regret.mean"] == pytest.approx(1 / 3)  # played as Pass
+    assert got["tom_scorer.valid"] == 0.0 and got["tom_scorer.optimal"] == 0.0
+    assert got["tom_scorer.regret"] == pytest.approx(1 / 3)  # played as Pass
     for sample in log.samples or []:
         assert sample.scores is not None and sample.scores["tom_scorer"].answer == "invalid"
 
@@ -163,7 +173,7 @@ def test_a_free_reply_without_its_action_line_is_read_and_the_slip_counted(
     tagged = metrics(
         run(tmp_path, scripted(lambda view: f"ACTION: {PASS}"), response_format="free", **THREE)
     )
-    assert tagged["format_ok.mean"] == 1.0
+    assert tagged["report.format_ok"] == 1.0
     log = run(
         tmp_path,
         scripted(lambda view: f"Nothing to gain.\n{PASS}"),
@@ -171,20 +181,20 @@ def test_a_free_reply_without_its_action_line_is_read_and_the_slip_counted(
         **THREE,
     )
     got = metrics(log)
-    assert got["valid.mean"] == 1.0 and got["format_ok.mean"] == 0.0
+    assert got["tom_scorer.valid"] == 1.0 and got["report.format_ok"] == 0.0
     for sample in log.samples or []:
         assert sample.store["GameRecord:slips"] == ["no ACTION: line"]
     # The other formats ask for no tagged line: nothing to count.
     assert math.isnan(
-        metrics(run(tmp_path, scripted(lambda view: PASS), **THREE))["format_ok.mean"]
+        metrics(run(tmp_path, scripted(lambda view: PASS), **THREE))["report.format_ok"]
     )
 
 
 def test_the_lose_rule_sets_points_and_regret(tmp_path: Path) -> None:
     got = metrics(run(tmp_path, scripted(lambda view: PASS), lose=True, **THREE))
     # Passing where Ask or Tell were worth +0.5 now risks -1: regret 1.5 in Ids 12 and 17.
-    assert got["regret.mean"] == pytest.approx(1.0)
-    assert got["points.mean"] == pytest.approx(-1.0)
+    assert got["tom_scorer.regret"] == pytest.approx(1.0)
+    assert got["tom_scorer.points"] == pytest.approx(-1.0)
 
 
 def test_a_scenario_file_where_a_saw_no_item_plays(tmp_path: Path) -> None:
@@ -232,31 +242,33 @@ def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:
         tmp_path, scripted(rotate), response_format="action", epochs=3, max_samples=1, **THREE
     )
     got = metrics(log)
-    assert got["optimal.mean"] == pytest.approx(1 / 3)
+    assert got["tom_scorer.optimal"] == pytest.approx(1 / 3)
     assert got["tom_scorer.balanced_accuracy"] == pytest.approx(1 / 3)
-    assert got["valid.mean"] == pytest.approx(2 / 3)
-    assert got["regret.mean"] == pytest.approx((1 / 3 + 1 / 3 + 1 / 6) / 3)
-    assert got["lies_okay.mean"] == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
-    assert got["tom_scorer.strategic_lies"] == pytest.approx(1 / 3)
+    assert got["tom_scorer.valid"] == pytest.approx(2 / 3)
+    assert got["tom_scorer.regret"] == pytest.approx((1 / 3 + 1 / 3 + 1 / 6) / 3)
+    assert got["tom_scorer.lies_okay"] == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
+    assert got["report.strategic_lies"] == pytest.approx(1 / 3)
 
 
 def test_the_oracle_is_perfect_and_baselines_are_what_they_claim(tmp_path: Path) -> None:
     args = {"ids": "mastery", "extras": "0A,1B", "reps": 2}
     oracle = metrics(run(tmp_path / "oracle", "tom/oracle", **args))
-    assert oracle["optimal.mean"] == 1.0 and oracle["tom_scorer.balanced_accuracy"] == 1.0
-    assert oracle["regret.mean"] == 0.0 and oracle["valid.mean"] == 1.0
+    assert oracle["tom_scorer.optimal"] == 1.0 and oracle["tom_scorer.balanced_accuracy"] == 1.0
+    assert oracle["tom_scorer.regret"] == 0.0 and oracle["tom_scorer.valid"] == 1.0
     passing = metrics(run(tmp_path / "pass", "tom/always-pass", **args))
     assert passing["tom_scorer.balanced_accuracy"] == pytest.approx(1 / 3)
-    assert passing["optimal.mean"] == pytest.approx(84 / 104)  # the share of Pass-optimal specs
+    assert passing["tom_scorer.optimal"] == pytest.approx(
+        84 / 104
+    )  # the share of Pass-optimal specs
     no_tom = metrics(run(tmp_path / "no-tom", "tom/no-tom", **args))
-    assert no_tom["optimal.mean"] == passing["optimal.mean"]
+    assert no_tom["tom_scorer.optimal"] == passing["tom_scorer.optimal"]
 
 
 def test_the_reference_scenario_file_plays(tmp_path: Path) -> None:
     path = require_shared(REFERENCE_SCENARIOS)
     log = run(tmp_path, "tom/oracle", scenario_file=str(path), extras="1B", ids="12,13,17")
     assert len(log.samples or []) == 30
-    assert metrics(log)["optimal.mean"] == 1.0
+    assert metrics(log)["tom_scorer.optimal"] == 1.0
 
 
 def test_samples_carry_every_analysis_factor(tmp_path: Path) -> None:
@@ -282,7 +294,7 @@ def test_samples_carry_every_analysis_factor(tmp_path: Path) -> None:
         "Teammate vs Opponent",
         "Teammate vs Opponent (lies okay)",
     ]
-    assert math.isnan(metrics(log)["tom_scorer.gratuitous_lie_rate"])
+    assert math.isnan(metrics(log)["report.gratuitous_lie_rate"])
 
 
 def inspect_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -319,9 +331,9 @@ def test_structured_output_asks_for_a_schema_and_reads_the_json(
 ) -> None:
     log = run(tmp_path, "tom/oracle", structured=True, response_format=response_format, **THREE)
     got = metrics(log)
-    assert got["optimal.mean"] == 1.0 and got["valid.mean"] == 1.0
+    assert got["tom_scorer.optimal"] == 1.0 and got["tom_scorer.valid"] == 1.0
     if response_format == "free":
-        assert got["format_ok.mean"] == 1.0  # the JSON field is the format's place
+        assert got["report.format_ok"] == 1.0  # the JSON field is the format's place
     for sample in log.samples or []:
         events = [event for event in sample.events if event.event == "model"]
         schema = events[0].config.response_schema

@@ -29,10 +29,11 @@ from inspect_ai.analysis import (
 from inspect_ai.model import ChatMessage, ContentReasoning
 
 from tom_eval.errors import InputError
+from tom_eval.game.epistemics import BELIEVES_FALSE
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
 from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.spec import EXTRAS, MasteryCategory, read_mastery
-from tom_eval.game.world import SELF, TEAMMATE
+from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import changed_settings, json_object, label_runs, number, read_evals
 from tom_eval.report.stats import Z95, balanced, fisher_exact, mann_whitney, two_proportions, wilson
 
@@ -46,6 +47,7 @@ SCORE_KEYS = (
     "regret",
     "points",
     "answer_correct",
+    "answer_valid",
     "lie_to_opponent",
 )
 ANSWERER_ROLES = ("Self", "Teammate", "Opponent")
@@ -92,6 +94,7 @@ _REQUIRED = (
     "metadata_ect",
     "metadata_visible_events",
     "metadata_story",
+    "metadata_character_labels",
     "score_tom_scorer",
 )
 _GAME_REQUIRED = ("score_game_scorer", "score_game_scorer_metadata")
@@ -342,6 +345,12 @@ def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
             "story": frame["metadata_story"].map(json_object),
             "base_story": frame.get("metadata_base_story", frame["id"]),
             "level": frame.get("metadata_level", pd.Series(math.nan, index=frame.index)),
+            "opponent_believes_false": [
+                answerer in OPPONENTS and json_object(labels).get(answerer) == BELIEVES_FALSE
+                for answerer, labels in zip(
+                    frame["metadata_answerer"], frame["metadata_character_labels"], strict=True
+                )
+            ],
             "chosen": frame["score_tom_scorer_answer"].fillna("invalid"),
             "raw_action": frame["score_tom_scorer_metadata"].map(
                 lambda m: json_object(m).get("raw_action", "")
@@ -387,7 +396,9 @@ def _rate(values: pd.Series) -> tuple[float, float, float]:
 
 def summary(results: Results) -> pd.DataFrame:
     """One row per run: N, balanced, plain and lies-okay accuracy with intervals, invalid
-    rate, accuracy by Extra and by answerer."""
+    rate, the means of the other score keys, the gratuitous-lie rate (lies to an answering
+    opponent who already believes something false, so that the lie gains nothing), and
+    accuracy by expected action, by Extra, by answerer and by Id (`id_<n>`)."""
     rows = []
     for run in results.runs.itertuples():
         trials = results.samples[results.samples["run"] == run.run]
@@ -417,7 +428,20 @@ def summary(results: Results) -> pd.DataFrame:
             "invalid": 1 - float(trials["valid"].mean()),
             "regret": float(trials["regret"].mean()),
             "format_ok": _mean(trials["format_ok"].dropna()),
+            "points": _mean(trials["points"]),
+            **_with_interval("answer_correct", _rate(trials["answer_correct"])),
+            "answer_valid": _mean(trials["answer_valid"].dropna()),
+            "lie_to_opponent": _mean(trials["lie_to_opponent"]),
+            "gratuitous_lie_rate": _mean(
+                trials.loc[trials["opponent_believes_false"], "lie_to_opponent"]
+            ),
         }
+        for action in ACTION_CLASSES:
+            row[f"expected_{action}"] = _mean(
+                trials.loc[trials["expected_action"] == action, "optimal"]
+            )
+        for spec_id, optimal in trials.groupby("spec_id")["optimal"]:
+            row[f"id_{spec_id}"] = _mean(optimal)
         for extra in EXTRAS:
             of_extra = trials.loc[trials["extra"] == extra, "optimal"]
             row |= _with_interval(extra, _rate(of_extra)) | {f"{extra}_n": len(of_extra)}

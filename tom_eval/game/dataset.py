@@ -12,7 +12,7 @@ from tom_eval.game.full_game import draw_stories, schedule
 from tom_eval.game.generation import generate
 from tom_eval.game.ladder import Climb, climb
 from tom_eval.game.narration import narrate, question_line
-from tom_eval.game.oracle import Solution, solve
+from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import OUR_FORMAT, ScenarioRecord, read_scenarios, story_fields
 from tom_eval.game.spec import (
@@ -80,8 +80,9 @@ def ladder_records(
 
 
 def checked_solution(record: ScenarioRecord, rules: Rules, with_neutral: bool) -> Solution:
-    """The engine's solution of a scenario; one the engine disagrees with is refused."""
-    solution = solve(record.scenario, rules, with_neutral)
+    """The engine's solution of a scenario (shared with the solver and the scorer, see
+    `oracle.shared_solution`); one the engine disagrees with is refused."""
+    solution = shared_solution(record.scenario, rules, with_neutral)
     problems = (
         label_violations(record.asked, solution)
         + action_violations(record.asked, solution)

@@ -1,14 +1,15 @@
 """The oracle: everything the engine derives for one scenario, in one place.
 
-Generator, checker, game and scorers all call `solve`; none derives labels or actions
-another way. A's side comes only from the observer (`epistemics.observe`); ground
-truth (`actual_minds`) is kept beside it to check that A's inferences are sound.
+Generator, checker, game and scorers all call `solve` (the Inspect task through
+`shared_solution`, its memo); none derives labels or actions another way. A's side comes
+only from the observer (`epistemics.observe`); ground truth (`actual_minds`) is kept beside
+it to check that A's inferences are sound.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from tom_eval.game.decisions import Decision, Situation, decide
 from tom_eval.game.epistemics import Assessment, Mind, Observation, actual_minds, assess, observe
@@ -94,3 +95,18 @@ def solve(scenario: Scenario, rules: Rules = SEED_RULES, with_neutral: bool = Fa
     solution = Solution(scenario, rules, with_neutral)
     _ = solution.observation
     return solution
+
+
+SOLUTIONS_KEPT = 16_384
+"""How many solutions `shared_solution` keeps: every scenario of a run of 100 reps (15,600),
+so a sample's second and third use always find its first."""
+
+
+@lru_cache(maxsize=SOLUTIONS_KEPT)
+def shared_solution(scenario: Scenario, rules: Rules, with_neutral: bool) -> Solution:
+    """`solve`, once per process for each (scenario, rules, neutral): the Inspect task uses a
+    story's solution three times (building the dataset, playing the turn, scoring it), and
+    solving is pure, so the three share one. The cache is the only state: bounded, keyed by
+    immutable values, and holding only what `solve` would return again. A Solution is
+    shared, so callers read it and never change what it returns (its `minds` dict)."""
+    return solve(scenario, rules, with_neutral)

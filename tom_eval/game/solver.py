@@ -4,8 +4,8 @@
 question and acts; the action runs against the simulated characters (`trial.Trial`, which
 the web study drives too); an Ask's reply is shown to the model; when A is the answerer the
 model is asked the question in a second turn, otherwise the simulated answerer answers from
-its belief. Everything lands in a `GameRecord` (the sample's store), and spans and info
-events show it at a glance in Inspect View.
+its belief. Everything lands in a `GameRecord` (the sample's store, written once), and one
+info event shows the turn at a glance in Inspect View.
 
 `play_game` (`-T mode=game`) plays a whole game: `session.GameSession` runs it and says when
 A must move and what A is shown; the solver only sends those messages to the model, as the
@@ -79,7 +79,6 @@ def play_turn(
     enforce)."""
 
     async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
-        record = store_as(GameRecord)
         trial = Trial.start(
             state.metadata["story"],
             str(state.sample_id),
@@ -93,50 +92,54 @@ def play_turn(
             ChatMessageSystem(content=SYSTEM_PROMPT),
             ChatMessageUser(content=trial.action_prompt),
         ]
-        record.response_format = response_format
-        record.options = [str(option) for option in trial.options]
-        record.answerer = scenario.answerer
-
-        async with span("action"):
-            state = await generate(state, **_schema(structured, "action", trial.action_schema))
-            trial = trial.act(state.output.completion)
-            parsed = trial.parsed_action
-            assert parsed is not None
-            record.raw_action = state.output.completion
-            record.action = None if parsed.action is None else str(parsed.action)
-            record.action_problem, record.executed = parsed.problem, str(trial.executed)
-            record.slips = [slip for slip in (parsed.slip,) if slip]
-            transcript().info(
-                f"**Reply**\n\n{_quote(record.raw_action)}\n\n"
-                f"**Action** {record.action or 'unreadable'}"
-                + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
-                + f"  \n**Engine's optimal action** {solution.decision.optimal}"
-            )
-            record.reply = trial.turn.reply
-
-        async with span("answer"):
-            if trial.needs_answer:
-                state.messages.append(ChatMessageUser(content=trial.answer_prompt))
-                schema = _schema(structured, "answer", trial.answer_schema)
-                state = await generate(state, **schema)
-                trial = trial.answer(state.output.completion)
-                assert trial.parsed_answer is not None
-                record.raw_answer = state.output.completion
-                record.answer_problem = trial.parsed_answer.problem
-                if trial.parsed_answer.slip:
-                    record.slips = [*record.slips, trial.parsed_answer.slip]
-            elif trial.told:
-                state.messages.append(ChatMessageUser(content=trial.told))
-            turn = trial.turn
-            points = turn.returns()
-            record.answer, record.answer_correct = turn.answer, turn.answer_correct
-            record.blue, record.red = points["blue"], points["red"]
-            transcript().info(
-                f"**{scenario.answerer} answers** {turn.answer or 'nothing readable'} "
-                f"({'right' if turn.answer_correct else 'wrong'}; the {scenario.question} "
-                f"holds {solution.truth or 'nothing'})  \n"
-                f"**Points** Blue {points['blue']:+g}, Red {points['red']:+g}"
-            )
+        state = await generate(state, **_schema(structured, "action", trial.action_schema))
+        raw_action = state.output.completion
+        trial = trial.act(raw_action)
+        parsed = trial.parsed_action
+        assert parsed is not None
+        action = None if parsed.action is None else str(parsed.action)
+        slips = [slip for slip in (parsed.slip,) if slip]
+        raw_answer = answer_problem = None
+        if trial.needs_answer:
+            state.messages.append(ChatMessageUser(content=trial.answer_prompt))
+            state = await generate(state, **_schema(structured, "answer", trial.answer_schema))
+            raw_answer = state.output.completion
+            trial = trial.answer(raw_answer)
+            assert trial.parsed_answer is not None
+            answer_problem = trial.parsed_answer.problem
+            slips += [slip for slip in (trial.parsed_answer.slip,) if slip]
+        elif trial.told:
+            state.messages.append(ChatMessageUser(content=trial.told))
+        turn = trial.turn
+        points = turn.returns()
+        # One write: each field written to a StoreModel revalidates the whole store.
+        GameRecord(
+            response_format=response_format,
+            options=[str(option) for option in trial.options],
+            raw_action=raw_action,
+            action=action,
+            action_problem=parsed.problem,
+            executed=str(trial.executed),
+            reply=turn.reply,
+            answerer=scenario.answerer,
+            raw_answer=raw_answer,
+            answer=turn.answer,
+            answer_problem=answer_problem,
+            answer_correct=turn.answer_correct,
+            blue=points["blue"],
+            red=points["red"],
+            slips=slips,
+        )
+        transcript().info(
+            f"**Reply**\n\n{_quote(raw_action)}\n\n"
+            f"**Action** {action or 'unreadable'}"
+            + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
+            + f"  \n**Engine's optimal action** {solution.decision.optimal}  \n"
+            f"**{scenario.answerer} answers** {turn.answer or 'nothing readable'} "
+            f"({'right' if turn.answer_correct else 'wrong'}; the {scenario.question} "
+            f"holds {solution.truth or 'nothing'})  \n"
+            f"**Points** Blue {points['blue']:+g}, Red {points['red']:+g}"
+        )
         return state
 
     return solve_turn

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tom_eval.game.decisions import PASS, Action
-from tom_eval.game.oracle import Solution, solve
+from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.parsing import (
     ParsedAction,
     ParsedAnswer,
@@ -70,7 +70,7 @@ class Trial:
     ) -> Trial:
         """The trial of a sample's stored story; `seed` is `option_seed(...)`."""
         scenario = read_story_fields(story, key)
-        solution = solve(scenario, rules, with_neutral=lineup.has_neutral)
+        solution = shared_solution(scenario, rules, lineup.has_neutral)
         options = (
             choice_options(
                 solution.observation, solution.assessment.self_belief, lineup.players[1:], seed
