@@ -22,6 +22,7 @@ from tom_eval.game.rules import Rules
 from tom_eval.game.session import HISTORY_MODES, HistoryMode
 from tom_eval.game.solver import play_game, play_turn
 from tom_eval.game.turn import parse_lineup
+from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
@@ -74,6 +75,7 @@ def tom(
         sample_seed: the seed of the subset (default 0).
     """
     refuse_unplayable("tom")
+    show_progress()
     try:
         _check_choice("response_format", response_format, RESPONSE_FORMATS)
         _check_choice("mode", mode, MODES)

@@ -100,6 +100,14 @@ class Progress(Hooks):
             print(run.line(self.clock()), flush=True)
 
 
-@hooks(name="tom_eval_progress", description="Progress lines when the output is not a terminal")
-def progress() -> type[Progress]:
-    return Progress
+_shown = False
+
+
+def show_progress() -> None:
+    """Register the hook, once, as a task of ours is built: after Inspect's start-up, which
+    announces every hook registered by then on every run (of any task, piped or not), and
+    tom-eval's entry point is loaded then."""
+    global _shown
+    if not _shown:
+        hooks(name="tom_eval_progress", description="progress lines for a piped run")(Progress)
+        _shown = True

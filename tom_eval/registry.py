@@ -1,7 +1,6 @@
 """What the suite has, in one place: the Inspect entry point (reference players, people
-and a flaky API as `--model tom/<name>`, local GGUF models as `--model gguf/<name>`, the
-task `tom_eval/tom`, and the progress line of piped runs), and each task's section of
-`tom-eval report`.
+and a flaky API as `--model tom/<name>`, local GGUF models as `--model gguf/<name>`, and the
+task `tom_eval/tom`), and each task's section of `tom-eval report`.
 
 `tasks/tom.py` holds the task; it is registered here a second time under the package's
 namespace so `inspect eval tom_eval/tom` works once tom-eval is installed.
@@ -16,7 +15,6 @@ from inspect_ai import Task, task
 from inspect_ai.model import ModelAPI, modelapi
 
 import tasks.tom
-import tom_eval.progress  # noqa: F401  (registers the progress line of piped runs)
 
 if TYPE_CHECKING:
     from tom_eval.report.section import Section
