@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -123,6 +124,8 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", default=[""], help='model args, "" = defaults')
     parser.add_argument("--timeout", type=float, default=900, help="seconds a run may take")
     args = parser.parse_args()
+    # On a kill, unwind: the busy processes stop and subprocess.run kills the running eval.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rows = []
     before = load_average()
     with tempfile.TemporaryDirectory() as folder:
