@@ -24,6 +24,7 @@ from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
 from tom_eval.errors import InputError, user_path
+from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import sample_size, whole_seed
 
@@ -62,6 +63,7 @@ def coherence(
         sample_seed: the seed of the subset (default 0).
     """
     refuse_unplayable("coherence")
+    show_progress()
     try:
         domains = _choose("domain", domain, DOMAINS)
         tasks = _choose("task", task, TASKS)

@@ -19,6 +19,7 @@ from tom_eval.false_belief.generation import generate_items
 from tom_eval.false_belief.item_file import read_items
 from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
+from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
@@ -61,6 +62,7 @@ def false_belief(
         sample_seed: the seed of the subset (default 0).
     """
     refuse_unplayable("false_belief")
+    show_progress()
     try:
         if estimator not in ESTIMATORS:
             raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")

@@ -26,6 +26,7 @@ from tom_eval.knowledge.dataset import (
 )
 from tom_eval.knowledge.prompts import HIGHLIGHTS
 from tom_eval.knowledge.records import load_ikd
+from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
@@ -60,6 +61,7 @@ def ikd(
         sample_seed: the seed of the subset (default 0).
     """
     refuse_unplayable("ikd")
+    show_progress()
     try:
         chosen_stories = one_of("stories", stories, STORIES)
         chosen_highlight = one_of("highlight", highlight, HIGHLIGHTS)

@@ -26,6 +26,7 @@ from tom_eval.knowledge.dataset import (
 )
 from tom_eval.knowledge.players import OPEN_KNP
 from tom_eval.knowledge.records import load_knp
+from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
@@ -67,6 +68,7 @@ def knp(
         open_question = flag("open_ended", open_ended)
         focus = flag("focus_on_knowledge", focus_on_knowledge)
         refuse_unplayable(OPEN_KNP if open_question else "knp")
+        show_progress()
         data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)

@@ -24,6 +24,7 @@ from tom_eval.game.scenario_file import ScenarioRecord
 from tom_eval.game.session import HISTORY_MODES, HistoryMode
 from tom_eval.game.solver import play_game, play_turn
 from tom_eval.game.turn import parse_lineup
+from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
 
@@ -84,6 +85,7 @@ def tom(
         levels: the ladder's levels, from 0 (default 0,2,4,8,16,32).
     """
     refuse_unplayable("tom")
+    show_progress()
     try:
         _check_choice("response_format", response_format, RESPONSE_FORMATS)
         _check_choice("mode", mode, MODES)

