@@ -70,9 +70,7 @@ def main() -> None:
             # Absolute: each run starts in the repository's root, not here.
             root = (args.log_dir or Path(scratch)).resolve()
             log_dir = root / f"{index}-{model.replace('/', '-').replace(':', '-')}"
-            measured, log = inspect_eval(
-                "tasks/tom.py", log_dir, *model_options(model), *task_args
-            )
+            measured, log = inspect_eval("tasks/tom.py", log_dir, *model_options(model), *task_args)
             assert log.results is not None
             metrics = {
                 name: metric.value

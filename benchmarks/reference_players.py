@@ -38,7 +38,7 @@ def chance_band(log_path: Path) -> tuple[float, float, float]:
     log = read_eval_log(str(log_path))
     classes: dict[str, list[float]] = defaultdict(list)
     for sample in log.samples or []:
-        options = len(sample.store["GameRecord:options"]) or 7
+        options = len(((sample.scores or {})["tom_scorer"].metadata or {})["options"]) or 7
         classes[sample.metadata["expected_action"]].append(1 / options)
     mean = sum(sum(p) / len(p) for p in classes.values()) / len(classes)
     variance = sum(sum(q * (1 - q) for q in p) / len(p) ** 2 for p in classes.values())

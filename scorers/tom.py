@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Protocol
 
 from inspect_ai.scorer import (
@@ -27,31 +28,38 @@ from inspect_ai.scorer import (
     SampleScore,
     Score,
     Scorer,
+    ScoreReducer,
     Target,
     Value,
     metric,
+    score_reducer,
     scorer,
 )
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
 from tom_eval.game.decisions import PASS, Action, guaranteed_value
 from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
-from tom_eval.game.solver import GameRecord
+from tom_eval.game.solver import take_record
 from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
 
 
 class Played(Protocol):
-    """What the scorer needs of a played turn (`GameRecord`, or a full game's `TurnRecord`)."""
+    """What the scorer needs of a played turn (`solver.GameRecord`, or a full game's
+    `TurnRecord`)."""
 
-    blue: float
-    red: float
-    answer_correct: bool
-    answer_problem: str | None
-    slips: list[str]
+    @property
+    def blue(self) -> float: ...
+    @property
+    def red(self) -> float: ...
+    @property
+    def answer_correct(self) -> bool: ...
+    @property
+    def answer_problem(self) -> str | None: ...
+    @property
+    def slips(self) -> list[str]: ...
 
 
 def score_value(
@@ -175,7 +183,7 @@ def ladder_trial(sample: SampleScore) -> Trial:
     )
 
 
-def ladder_metrics() -> list[Metric]:
+def ladder_metrics() -> list[Metric | dict[str, list[Metric]]]:
     """The metrics of a load ladder's run: the scorer's, then its curve and span."""
     return [*tom_metrics(), ladder_span()]
 
@@ -185,7 +193,7 @@ def tom_scorer() -> Scorer:
     """Scores A's action against the engine, and the turn's points."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        record = store_as(GameRecord)
+        record = take_record(state)
         story = read_story_fields(state.metadata["story"], str(state.sample_id))
         # The rules the turn was played under: they set what each action is worth.
         rules = Rules(lose=bool(state.metadata["lose"]))
@@ -200,13 +208,33 @@ def tom_scorer() -> Scorer:
                 f"optimal action is {solution.decision.optimal} (regret {value['regret']:g}); "
                 f"{record.answerer} answered {record.answer or 'nothing readable'}"
             ),
-            metadata={
-                "raw_action": record.raw_action,
-                "action_problem": record.action_problem,
-                "raw_answer": record.raw_answer,
-                "options": record.options,
-                "answer_problem": record.answer_problem,
-            },
+            metadata=asdict(record),
         )
 
     return score
+
+
+@score_reducer(name="key_mean")
+def key_mean_reducer() -> ScoreReducer:
+    """The epochs of a sample reduced to the mean of each score key over the epochs that
+    score it (NaN: unscored), as Inspect's `mean` does. Inspect's reduces every sample,
+    each time it updates the metrics, with exact fractions (`statistics.mean`): on a run of
+    one epoch that was a tenth of the harness's time. A single epoch passes unchanged."""
+
+    def reduce(scores: list[Score]) -> Score:
+        if len(scores) == 1:
+            return scores[0]
+        values = [score.value for score in scores if isinstance(score.value, dict)]
+        means: dict[str, float] = {}
+        for key in values[0] if values else ():
+            scored = [float(v[key]) for v in values if not math.isnan(float(v[key]))]
+            means[key] = sum(scored) / len(scored) if scored else math.nan
+        first = scores[0]
+        return Score(
+            value=means or math.nan,
+            answer=first.answer if len({s.answer for s in scores}) == 1 else None,
+            explanation=first.explanation if len({s.explanation for s in scores}) == 1 else None,
+            metadata=first.metadata,
+        )
+
+    return reduce

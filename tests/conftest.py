@@ -9,8 +9,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
+from inspect_ai.log import EvalSample
 
 from tom_eval.game.spec import SpecRow, read_spec
 from tom_eval.game.world import Enter, Leave, Move, Put, Scenario
@@ -77,3 +79,11 @@ def returning_teammate() -> Scenario:
         "bag",
         "B",
     )
+
+
+def played_turn(sample: EvalSample) -> dict[str, Any]:
+    """A game turn as `tom_scorer` logged it (`solver.GameRecord`, in the score's metadata)."""
+    assert sample.scores is not None
+    metadata = sample.scores["tom_scorer"].metadata
+    assert metadata is not None
+    return metadata

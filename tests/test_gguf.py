@@ -18,6 +18,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import GenerateConfig, Model, get_model
 
+from conftest import played_turn
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom
@@ -96,7 +97,7 @@ def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
     )
     assert log.status == "success" and len(log.samples or []) == 3
     for sample in log.samples or []:
-        assert sample.store["GameRecord:raw_action"] != ""
+        assert played_turn(sample)["raw_action"] != ""
         logprobs = sample.output.choices[0].logprobs
         assert logprobs is not None and len(logprobs.content[0].top_logprobs or []) == 5
 
@@ -123,7 +124,7 @@ def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path:
             assert sample.scores is not None
             value: Any = sample.scores["tom_scorer"].value
             assert value["valid"] == 1.0, sample.output.completion
-            if sample.store["GameRecord:answerer"] == "A":  # Id 12: A answers too
+            if played_turn(sample)["answerer"] == "A":  # Id 12: A answers too
                 answered += 1
                 assert value["answer_valid"] == 1.0, sample.output.completion
         assert answered == 1

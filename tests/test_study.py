@@ -16,6 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from inspect_ai.log import EvalLog, read_eval_log
 
+from conftest import played_turn
 from tom_eval.cli import main
 from tom_eval.errors import InputError
 from tom_eval.game.players import respond
@@ -175,7 +176,7 @@ def test_a_participant_plays_through_and_the_log_scores_what_was_shown(
     for sample in logs["p1"].samples or []:
         value = (sample.scores or {})["tom_scorer"].value
         assert isinstance(value, dict) and value["optimal"] == 1
-    assert {sample.store["GameRecord:executed"] for sample in logs["p2"].samples or []} == {"Pass"}
+    assert {played_turn(sample)["executed"] for sample in logs["p2"].samples or []} == {"Pass"}
     # Each person is a row of the report, not a baseline.
     assert (
         main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "report"), "--quiet"]) == 0

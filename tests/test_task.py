@@ -21,7 +21,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
-from conftest import REFERENCE_SCENARIOS, ROOT, require_shared
+from conftest import REFERENCE_SCENARIOS, ROOT, played_turn, require_shared
 from tasks.tom import tom
 from tom_eval.game import analysis
 from tom_eval.game.decisions import PASS, Action
@@ -147,8 +147,8 @@ def test_asking_telling_and_lying_score_exactly(
     assert got["report.id_12"] == 1.0 and got["report.id_27"] == 0.0
     # Id 12: +1 - 0.5; Id 17: B adopts the Tell, +1 - 0.5; Id 27: the opponent ignores the lie.
     assert got["tom_scorer.points"] == pytest.approx((0.5 + 0.5 - 1.5) / 3)
-    records = {sample.id: sample.store for sample in log.samples or []}
-    assert records["12-0A-r1"]["GameRecord:reply"] is not None
+    records = {sample.id: played_turn(sample) for sample in log.samples or []}
+    assert records["12-0A-r1"]["reply"] is not None
 
 
 @pytest.mark.parametrize(
@@ -183,7 +183,7 @@ def test_a_free_reply_without_its_action_line_is_read_and_the_slip_counted(
     got = metrics(log)
     assert got["tom_scorer.valid"] == 1.0 and got["report.format_ok"] == 0.0
     for sample in log.samples or []:
-        assert sample.store["GameRecord:slips"] == ["no ACTION: line"]
+        assert played_turn(sample)["slips"] == ["no ACTION: line"]
     # The other formats ask for no tagged line: nothing to count.
     assert math.isnan(
         metrics(run(tmp_path, scripted(lambda view: PASS), **THREE))["report.format_ok"]
@@ -221,7 +221,7 @@ def test_a_scenario_file_where_a_saw_no_item_plays(tmp_path: Path) -> None:
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(story) + "\n")
     log = run(tmp_path, "tom/random", scenario_file=str(path))
-    options = (log.samples or [])[0].store["GameRecord:options"]
+    options = played_turn((log.samples or [])[0])["options"]
     assert len(options) == 8 and any(
         o.startswith("Tell(C, bag, ") and not o.endswith("nothing)") for o in options
     )
@@ -341,9 +341,7 @@ def test_structured_output_asks_for_a_schema_and_reads_the_json(
         fields = set(schema.json_schema.properties)
         if response_format == "choice":
             letters = schema.json_schema.properties["letter"].enum
-            assert letters == [
-                option_letter(i) for i in range(len(sample.store["GameRecord:options"]))
-            ]
+            assert letters == [option_letter(i) for i in range(len(played_turn(sample)["options"]))]
         else:
             assert {"action", "player", "container", "contents"} <= fields
         assert ("reasoning" in fields) == (response_format == "free")
@@ -354,7 +352,7 @@ def test_the_structured_answer_offers_the_items_a_knows_of_and_nothing(tmp_path:
     """The answer schema's `contents` is an enum (no option letter): the items A saw or was
     told, in the order of ITEMS, then the game's word for an empty container."""
     log = run(tmp_path, scripted(by_hand), structured=True, response_format="action", **THREE)
-    answered = [s for s in log.samples or [] if s.store["GameRecord:answerer"] == "A"]
+    answered = [s for s in log.samples or [] if played_turn(s)["answerer"] == "A"]
     assert answered  # Id 12: A answers
     for sample in answered:
         answer_turn = [event for event in sample.events if event.event == "model"][1]
@@ -362,10 +360,10 @@ def test_the_structured_answer_offers_the_items_a_knows_of_and_nothing(tmp_path:
         assert schema is not None and schema.json_schema.properties is not None
         observation = read_prompt(sample.messages[1].text).observation
         known = {getattr(event, "item", None) for event in observation.events}
-        known.add(sample.store["GameRecord:reply"])
+        known.add(played_turn(sample)["reply"])
         expected = [item for item in ITEMS if item in known] + [NOTHING]
         assert schema.json_schema.properties["contents"].enum == expected
-        assert sample.store["GameRecord:answer_problem"] is None
+        assert played_turn(sample)["answer_problem"] is None
 
 
 def test_structured_output_is_for_trial_mode(tmp_path: Path) -> None:

@@ -4,8 +4,9 @@
 question and acts; the action runs against the simulated characters (`trial.Trial`, which
 the web study drives too); an Ask's reply is shown to the model; when A is the answerer the
 model is asked the question in a second turn, otherwise the simulated answerer answers from
-its belief. Everything lands in a `GameRecord` (the sample's store, written once), and one
-info event shows the turn at a glance in Inspect View.
+its belief. What happened is a `GameRecord`, handed to the scorer in memory (`take_record`)
+and logged once, in the score's metadata; one info event shows the turn at a glance in
+Inspect View.
 
 `play_game` (`-T mode=game`) plays a whole game: `session.GameSession` runs it and says when
 A must move and what A is shown; the solver only sends those messages to the model, as the
@@ -16,7 +17,7 @@ saw, what happened and the score; the turns land in the sample's store (`GameLog
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from inspect_ai.log import transcript
@@ -41,28 +42,46 @@ from tom_eval.game.turn import Lineup
 from tom_eval.game.world import SELF
 
 
-class GameRecord(StoreModel):
-    """What happened in the turn: read by the scorer, shown in Inspect View."""
+@dataclass(frozen=True)
+class GameRecord:
+    """What happened in the turn: read by the scorer, which logs it in the score's metadata."""
 
-    response_format: str = ""
-    options: list[str] = Field(default_factory=list)
-    raw_action: str = ""
-    action: str | None = None
+    response_format: str
+    options: list[str]
+    raw_action: str
+    action: str | None
     """The parsed action in canonical form (`Action.from_text` reads it back), or None when
     the reply could not be read."""
-    action_problem: str | None = None
-    executed: str = "Pass"
+    action_problem: str | None
+    executed: str
     """What the game ran: the parsed action, or Pass for an unreadable reply."""
-    reply: str | None = None
-    answerer: str = ""
-    raw_answer: str | None = None
-    answer: str | None = None
-    answer_problem: str | None = None
-    answer_correct: bool = False
-    blue: float = 0.0
-    red: float = 0.0
-    slips: list[str] = Field(default_factory=list)
+    reply: str | None
+    answerer: str
+    raw_answer: str | None
+    answer: str | None
+    answer_problem: str | None
+    answer_correct: bool
+    blue: float
+    red: float
+    slips: list[str]
     """Format slips read past (`free` replies without their ACTION:/ANSWER: line)."""
+
+
+_UNSCORED: dict[str, GameRecord] = {}
+"""Turns played in this process and not yet scored, by the sample's uuid. The record goes
+from the solver to the scorer in memory: an Inspect store would validate it on every
+write and read and log it three times (two store events and the state event)."""
+
+
+def take_record(state: TaskState) -> GameRecord:
+    """The record of the turn `play_turn` played for this sample (once: it is removed)."""
+    record = _UNSCORED.pop(state.uuid, None)
+    if record is None:
+        raise RuntimeError(
+            f"sample {state.sample_id}: no turn played in this process (tom_scorer scores "
+            "turns as play_turn plays them; a log cannot be scored again)"
+        )
+    return record
 
 
 @solver
@@ -112,8 +131,7 @@ def play_turn(
             state.messages.append(ChatMessageUser(content=trial.told))
         turn = trial.turn
         points = turn.returns()
-        # One write: each field written to a StoreModel revalidates the whole store.
-        GameRecord(
+        _UNSCORED[state.uuid] = GameRecord(
             response_format=response_format,
             options=[str(option) for option in trial.options],
             raw_action=raw_action,
