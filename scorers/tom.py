@@ -41,7 +41,7 @@ from tom_eval.game.decisions import PASS, Action, guaranteed_value
 from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
-from tom_eval.game.solver import take_record
+from tom_eval.game.solver import GameRecord, take_record
 from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
 
@@ -193,7 +193,7 @@ def tom_scorer() -> Scorer:
     """Scores A's action against the engine, and the turn's points."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        record = take_record(state)
+        record = played_turn(state)
         story = read_story_fields(state.metadata["story"], str(state.sample_id))
         # The rules the turn was played under: they set what each action is worth.
         rules = Rules(lose=bool(state.metadata["lose"]))
@@ -212,6 +212,21 @@ def tom_scorer() -> Scorer:
         )
 
     return score
+
+
+def played_turn(state: TaskState) -> GameRecord:
+    """The turn the solver just played, or, when a log is scored again (`inspect score
+    --action append`), the turn as the log's earlier score recorded it."""
+    record = take_record(state)
+    if record is not None:
+        return record
+    logged = (state.scores or {}).get("tom_scorer")
+    if logged is None or not logged.metadata:
+        raise RuntimeError(
+            f"sample {state.sample_id}: no played turn to score; score a log again with "
+            "`inspect score --action append` (the turn is read from its earlier score)"
+        )
+    return GameRecord(**logged.metadata)
 
 
 @score_reducer(name="key_mean")

@@ -17,11 +17,13 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai import score as inspect_score
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
 from conftest import REFERENCE_SCENARIOS, ROOT, played_turn, require_shared
+from scorers.tom import tom_scorer
 from tasks.tom import tom
 from tom_eval.game import analysis
 from tom_eval.game.decisions import PASS, Action
@@ -225,6 +227,20 @@ def test_a_scenario_file_where_a_saw_no_item_plays(tmp_path: Path) -> None:
     assert len(options) == 8 and any(
         o.startswith("Tell(C, bag, ") and not o.endswith("nothing)") for o in options
     )
+
+
+def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
+    """The turn goes from solver to scorer in memory; `inspect score --action append` reads
+    it back from the earlier score and scores it the same, and without that score says why."""
+    log = run(tmp_path, "tom/no-tom", ids="12,17", extras="0A", reps=1)
+    again = inspect_score(log, tom_scorer(), action="append", display="none")
+    assert again.results is not None
+    by_name = {score.name: score.metrics for score in again.results.scores}
+    assert {name: m.value for name, m in by_name["tom_scorer1"].items()} == {
+        name: m.value for name, m in by_name["tom_scorer"].items()
+    }
+    with pytest.raises(RuntimeError, match="no played turn to score"):
+        inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 
 def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:
