@@ -1,6 +1,6 @@
 """Surface statistics of a scenario file that could leak the Extra or the answer.
 
-TOM_GAME.md section 6 asks that no surface cue reveal the load condition or the answer.
+No surface cue may reveal the load condition or the answer (docs/engine.md).
 This prints, for a scenario file (default: a fresh default generation):
   * the question container per expected action (it should not predict the action);
   * how often A's belief is actually right in "Believes X" stories (it should vary);

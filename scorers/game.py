@@ -1,4 +1,4 @@
-"""Scoring the full game (`-T mode=game`, TOM_GAME.md section 8 per A turn, plus the race).
+"""Scoring the full game (`-T mode=game`, docs/game.md per A turn, plus the race).
 
 Each game's Score.value holds numbers only (NaN when a game gave no occasion):
 

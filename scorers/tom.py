@@ -1,4 +1,4 @@
-"""Scoring the Ask/Tell/Pass game (TOM_GAME.md section 8).
+"""Scoring the Ask/Tell/Pass game (docs/game.md).
 
 Each sample's Score.value holds numbers only, so epoch reducers average them correctly:
 optimal, lies_okay, valid, regret, points, lie_to_opponent, and answer_correct (NaN,

@@ -1,6 +1,6 @@
 """Every bad input the command refuses, in one table: one line on stderr naming the file or
 item and the problem, exit code 2, no traceback, and nothing written where the output
-would go. The cases found by trying tom-eval as a demanding user would (issue 19) come
+would go. The cases found by trying tom-eval as a demanding user would come
 first, then those handled before."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class Case:
 
 
 CASES = [
-    # ------------------------------------------------------------ issue 19: scenario files
+    # ------------------------------------------------------------ scenario files
     Case(
         "check, nested 200,000 deep",
         lambda d: ["check", str(deep(d))],
@@ -126,7 +126,7 @@ CASES = [
         lambda d: ["check", str(jsonl(d, [first_record(d) | {"note": "x" * 3_000_000}]))],
         "bad.jsonl line 1: 3,",
     ),
-    # ------------------------------------------------------------------ issue 19: generate
+    # ------------------------------------------------------------------ generate
     Case(
         "generate, 99,999,999,999 reps",
         lambda d: ["generate", "--reps", "99999999999", "--out", "x.jsonl"],
@@ -172,7 +172,7 @@ CASES = [
         lambda d: generate_into(str(unwritable(d) / "x.jsonl")),
         "x.jsonl: cannot write in",
     ),
-    # -------------------------------------------------------------------- issue 19: report
+    # -------------------------------------------------------------------- report
     Case(
         "report, --out a file",
         lambda d: ["report", str(logs(d)), "--out", str(write(d / "plain", "x")), "--quiet"],
@@ -188,7 +188,7 @@ CASES = [
         lambda d: ["report", str(logs(d)), "--out", str(unwritable(d) / "report"), "--quiet"],
         "report: cannot write in",
     ),
-    # -------------------------------------------------------------------- issue 19: export
+    # -------------------------------------------------------------------- export
     Case(
         "export, --out a file",
         lambda d: ["export", str(study(d)), "--out", str(write(d / "plain", "x"))],

@@ -1,4 +1,4 @@
-"""The coherence engine (issue 9, Inspect-free part): the enumerations and the isomorphism,
+"""The coherence engine (Inspect-free part): the enumerations and the isomorphism,
 the paper's prompts, the rational agent and the exact inversion against hand-computed
 numbers, and every metric on the reference agents and on known values."""
 

@@ -1,4 +1,4 @@
-"""The decision engine derives the spec table's Action column (TOM_GAME.md section 5)."""
+"""The decision engine derives the spec table's Action column (docs/engine.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A's labels on hand-worked stories (TOM_GAME.md section 3), and ground truth beside them."""
+"""A's labels on hand-worked stories (docs/engine.md), and ground truth beside them."""
 
 from __future__ import annotations
 

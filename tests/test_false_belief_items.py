@@ -1,4 +1,4 @@
-"""The false-belief items (issue 8): the generator keeps Kosinski's design for every seed,
+"""The false-belief items: the generator keeps Kosinski's design for every seed,
 and item files load, derive reversals, round-trip and fail on one line."""
 
 from __future__ import annotations

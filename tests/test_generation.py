@@ -1,4 +1,4 @@
-"""The generator never emits a scenario the engine rejects (issue 2, deliverable 5)."""
+"""The generator never emits a scenario the engine rejects."""
 
 from __future__ import annotations
 

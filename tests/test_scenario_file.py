@@ -60,7 +60,7 @@ def test_the_reference_file_reads_and_agrees_with_the_engine() -> None:
     assert len(records) == 1040
     findings = check(records)
     assert [finding.record.key for finding in findings if finding.disagreements] == []
-    # The reference's "Unknown" teammates who sit in the room (REFERENCE_NOTES 2.3, 10.3).
+    # The reference's "Unknown" teammates who sit in the room (docs/engine.md).
     in_room = Counter(
         finding.record.asked.id
         for finding in findings

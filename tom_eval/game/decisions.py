@@ -1,4 +1,4 @@
-"""The decision engine: what every action of A is guaranteed to be worth (TOM_GAME.md section 5).
+"""The decision engine: what every action of A is guaranteed to be worth (docs/engine.md).
 
 A knows only what `epistemics.assess` says it knows. For each legal action the engine
 takes the worst case over everything A cannot tell (whether an unsure player is right,

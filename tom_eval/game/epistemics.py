@@ -3,7 +3,7 @@
 Two views of one scenario live here and must never be mixed:
 
 * `observe` is the observer: the only path from the world to what player A perceives.
-  The story A reads, A's labels (TOM_GAME.md section 3), the ECT count and the
+  The story A reads, A's labels (docs/engine.md), the ECT count and the
   oracle's choice are all computed from its `Observation`, never from hidden events.
 * `actual_minds` is ground truth: what every character really believes. The generator
   uses it to check that A's inferences are sound ("certainly true" really is true).
@@ -73,7 +73,7 @@ def observe(scenario: Scenario, viewer: str = SELF) -> Observation:
 
 @dataclass(frozen=True, slots=True)
 class Assessment:
-    """Player A's view of every character at the end of the story (TOM_GAME.md section 3)."""
+    """Player A's view of every character at the end of the story (docs/engine.md)."""
 
     statuses: dict[str, Status]
     present: frozenset[str]
@@ -86,7 +86,7 @@ class Assessment:
     visible_events: int
     saw_latest: frozenset[str] = frozenset()
     """Players A is sure saw the latest change to the container: in the room, they ignore
-    hearsay about it (TOM_GAME.md section 1)."""
+    hearsay about it (docs/game.md)."""
 
     def knows_for_sure(self, player: str) -> bool:
         return player in self.saw_latest and player in self.present
@@ -131,7 +131,7 @@ class _Perspective:
             for player in PLAYERS
             if player != SELF
         }
-        # Who A is sure saw the latest change (so ignores hearsay, TOM_GAME.md section 1).
+        # Who A is sure saw the latest change (so ignores hearsay, docs/game.md).
         self.saw_latest = set(self.present)
         if SELF not in self.present and self.present:
             self._unobserved_stretch()
@@ -255,7 +255,7 @@ class Mind:
 
     belief: str | None
     knows: bool
-    """In the room and witnessed the latest change (TOM_GAME.md section 1)."""
+    """In the room and witnessed the latest change (docs/game.md)."""
 
 
 def actual_minds(

@@ -1,4 +1,4 @@
-"""The full game (TOM_GAME.md section 4; the seed's race to the winning score), Inspect-free.
+"""The full game (docs/full-games.md; the seed's race to the winning score), Inspect-free.
 
 Turns rotate A, C, B, D (teams alternate, as in the reference's line-up). Every turn
 plays a new scenario; points carry over; the first team to the winning score,
@@ -149,7 +149,7 @@ def base_story(key: str) -> str:
 
 
 def simulated_action(plan: TurnPlan, lineup: Lineup, rules: Rules, seed: str) -> Action:
-    """What a simulated owner does on its turn (TOM_GAME.md section 1 types).
+    """What a simulated owner does on its turn, by its type (docs/game.md).
 
     1. The engine's optimal action from its own seat (the designed story, where the
        owner sits in seat A):

@@ -12,7 +12,7 @@ How a story is made (the engine decides every label; the generator only proposes
    * 1A: filler, exactly as many events as 1B added, so A perceives as many events in
      1A as in 1B.
    Filler and ECT load come from one proposal distribution and differ only in what the
-   engine accepts, so neither has a surface style of its own (TOM_GAME.md section 6).
+   engine accepts, so neither has a surface style of its own (docs/engine.md).
 3. Every candidate is checked by `validation` before it is kept; a base whose loads
    cannot be built is redrawn from a derived seed. Nothing unchecked is emitted.
 """

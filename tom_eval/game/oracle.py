@@ -68,7 +68,7 @@ class Solution:
 
     @property
     def opponent_labels(self) -> tuple[str, ...]:
-        """The opponent labels that count for the spec's Opponent column (TOM_GAME.md section 3):
+        """The opponent labels that count for the spec's Opponent column (docs/engine.md):
         the answering opponent's, or either opponent's when Blue answers."""
         answerer = self.scenario.answerer
         if answerer in OPPONENTS:

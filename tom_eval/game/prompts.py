@@ -1,5 +1,5 @@
 """What the model reads: rules that are true of the engine, the story, the question, the
-options and the format instructions (TOM_GAME.md section 7), and the inverse, `read_prompt`,
+options and the format instructions (docs/game.md), and the inverse, `read_prompt`,
 through which reference players see exactly what the model saw and nothing more.
 """
 

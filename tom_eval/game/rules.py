@@ -1,4 +1,4 @@
-"""The game's rules (TOM_GAME.md sections 1 and 4) as small predicates.
+"""The game's rules (docs/game.md) as small predicates.
 
 The decision engine and the game both call these, so the oracle and the play can
 never disagree about what a Tell does, who lies, or what an answer scores.
@@ -17,14 +17,14 @@ ANSWER_POINTS = 1.0
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Rule switches that change points; everything else is fixed by TOM_GAME.md."""
+    """Rule switches that change points; the rest is fixed (docs/game.md)."""
 
     lose: bool = False
     """A wrong answer costs the answerer's team one point."""
 
 
 SEED_RULES = Rules()
-"""The rules of the seed game, as TOM_GAME.md fixes them."""
+"""The rules of the seed game, as docs/game.md states them."""
 
 
 def same_team(first: str, second: str) -> bool:

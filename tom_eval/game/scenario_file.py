@@ -386,5 +386,5 @@ def _reference_event(fields: JsonFields, number: int, data: Any) -> Event:
             actor, event.text("item"), event.text("from_container"), event.text("to_container")
         )
     if kind == "remove":
-        event.fail("remove events are not part of the game (TOM_GAME.md section 2)")
+        event.fail("remove events are not part of the game (docs/engine.md)")
     return Leave(actor) if kind == "leave" else Enter(actor)

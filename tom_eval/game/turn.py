@@ -2,7 +2,7 @@
 
 `Turn` is an immutable state: `legal_actions()`, `apply_action()`, `apply_answer()` (or
 `answer_by_simulation()` when someone else answers), `is_terminal()` and `returns()`.
-The simulated characters act by their type (TOM_GAME.md section 1): honest characters
+The simulated characters act by their type (docs/game.md): honest characters
 answer an Ask with their belief; dishonest ones lie to the other team; a hearer adopts
 a Tell only from its own teammate, and not when it knows better. What A perceives is the
 observer's (`epistemics.observe`) plus the replies to A's own Asks.

@@ -1,4 +1,4 @@
-"""What a generated scenario must satisfy (issue 2, TOM_GAME.md sections 3, 5 and 6).
+"""What a generated scenario must satisfy (docs/engine.md).
 
 One list of rules serves the generator (a candidate that breaks any is redrawn) and
 the checker (a stored scenario that breaks any is reported).
@@ -67,14 +67,14 @@ def story_violations(solution: Solution) -> list[str]:
         problems.append("A believes the question container is empty")
     for player, label in assessment.labels.items():
         # An "Unknown" player sitting in the room usually knows the answer, which the
-        # story cannot show (REFERENCE_NOTES section 10.3): keep them outside.
+        # story cannot show (docs/engine.md, the reference's scenarios): keep them outside.
         if label == UNKNOWN and player in assessment.present:
             problems.append(f"{player} is Unknown but in the room at the end")
     return problems
 
 
 def extra_group_violations(solutions: dict[str, Solution]) -> list[str]:
-    """The load manipulation across the four Extras of one (Id, rep) (TOM_GAME.md section 6)."""
+    """The load manipulation across the four Extras of one (Id, rep) (docs/engine.md)."""
     ect = {extra: solution.assessment.ect for extra, solution in solutions.items()}
     visible = {extra: solution.assessment.visible_events for extra, solution in solutions.items()}
     problems = []
