@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Protocol
 
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -221,12 +222,14 @@ def played_turn(state: TaskState) -> GameRecord:
     if record is not None:
         return record
     logged = (state.scores or {}).get("tom_scorer")
-    if logged is None or not logged.metadata:
-        raise RuntimeError(
+    metadata = (logged.metadata if logged else None) or {}
+    if set(metadata) != {field.name for field in fields(GameRecord)}:
+        raise PrerequisiteError(
             f"sample {state.sample_id}: no played turn to score; score a log again with "
-            "`inspect score --action append` (the turn is read from its earlier score)"
+            "`inspect score --action append` (the turn is read from its earlier score, "
+            "which tasks/tom.py logs from version 2-C)"
         )
-    return GameRecord(**logged.metadata)
+    return GameRecord(**metadata)
 
 
 @score_reducer(name="key_mean")

@@ -239,7 +239,7 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
     assert {name: m.value for name, m in by_name["tom_scorer1"].items()} == {
         name: m.value for name, m in by_name["tom_scorer"].items()
     }
-    with pytest.raises(RuntimeError, match="no played turn to score"):
+    with pytest.raises(PrerequisiteError, match="no played turn to score"):
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 

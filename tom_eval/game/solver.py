@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
@@ -67,16 +68,17 @@ class GameRecord:
     """Format slips read past (`free` replies without their ACTION:/ANSWER: line)."""
 
 
-_UNSCORED: dict[str, GameRecord] = {}
-"""Turns played in this process and not yet scored, by the sample's uuid. The record goes
-from the solver to the scorer in memory: an Inspect store would validate it on every
-write and read and log it three times (two store events and the state event)."""
+_UNSCORED: WeakKeyDictionary[TaskState, GameRecord] = WeakKeyDictionary()
+"""Turns played and not yet scored, by the sample's state. The record goes from the solver
+to the scorer in memory: an Inspect store would validate it on every write and read and log
+it three times (two store events and the state event). Weak keys: the record of a sample
+that is never scored (`--no-score`, an error) goes with its state."""
 
 
 def take_record(state: TaskState) -> GameRecord | None:
-    """The record of the turn `play_turn` played for this sample in this process, once (it is
-    removed); None for a sample this process did not play (a log scored again)."""
-    return _UNSCORED.pop(state.uuid, None)
+    """The record of the turn `play_turn` played for this sample, once (it is removed); None
+    for a sample no solver played in this process (a log scored again)."""
+    return _UNSCORED.pop(state, None)
 
 
 @solver
@@ -126,7 +128,7 @@ def play_turn(
             state.messages.append(ChatMessageUser(content=trial.told))
         turn = trial.turn
         points = turn.returns()
-        _UNSCORED[state.uuid] = GameRecord(
+        _UNSCORED[state] = GameRecord(
             response_format=response_format,
             options=[str(option) for option in trial.options],
             raw_action=raw_action,
