@@ -2,17 +2,17 @@
 calls (benchmarks/trivial_task.py), both with `tom/oracle` at zero latency.
 
 With no model latency the whole run is harness: Inspect's own per-sample work (sample
-state, transcript, log writing, metrics) plus what tom-eval adds (generating the
-scenarios, playing the turn, the scorer and its metrics). The trivial task has the same
+state, transcript, log writing, metrics) plus what tom-eval adds (reading or generating
+the scenarios, playing the turn, the scorer and its metrics). The trivial task has the same
 samples, the same model calls (counted in both logs) and the same provider, so the ratio
 of the two is what tom-eval costs on top of Inspect. Each run is a separate
 `inspect eval` process; the two tasks alternate, best of N.
 
 The floor: the trivial task's time is Inspect's own cost (with the provider's), and the
-engine's own cost is measured here without Inspect (`engine_seconds`: generating the
-scenarios, then for each sample what the dataset, the solver and the scorer ask of the engine:
-solve and check the story, build the prompts, play the optimal action and the true answer,
-score). tom-eval can be no faster than the two together.
+engine's own cost is measured here without Inspect (`engine_seconds`: the task's scenarios,
+read from scenarios/default.jsonl or generated, then for each sample what the dataset, the
+solver and the scorer ask of the engine: solve and check the story, build the prompts, play
+the optimal action and the true answer, score). tom-eval can be no faster than the two together.
 
 Usage: python benchmarks/harness_overhead.py [--runs 3] [--reps 10]
 """
@@ -46,7 +46,8 @@ def best(runs: list[Measured]) -> Measured:
 
 def engine_seconds(reps: int) -> float:
     """Wall seconds of the engine's work for the default run of `reps` reps, in this process
-    (generation spreads over one process per core, as in the task)."""
+    (as in the task, the default reps read the shipped scenarios, and generation spreads over
+    one process per core)."""
     shared_solution.cache_clear()  # each measurement solves every story once, as a run does
     started = time.perf_counter()
     rules = Rules()

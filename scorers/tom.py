@@ -204,15 +204,26 @@ def tom_scorer() -> Scorer:
         return Score(
             value=value,
             answer=record.action or "invalid",
-            explanation=(
-                f"chose {record.action or 'nothing readable, played as Pass'}; the engine's "
-                f"optimal action is {solution.decision.optimal} (regret {value['regret']:g}); "
-                f"{record.answerer} answered {record.answer or 'nothing readable'}"
-            ),
+            explanation=_explanation(record, solution, value["regret"]),
             metadata=asdict(record),
         )
 
     return score
+
+
+def _explanation(record: GameRecord, solution: Solution, regret: float) -> str:
+    """The turn at a glance (Inspect View's Scoring tab): the action, the engine's, the
+    answer and the points. Here rather than in an info event of the transcript, whose
+    handling cost Inspect about 0.2 ms a sample (a run at zero latency takes 14 ms)."""
+    truth, question = solution.truth or "nothing", solution.scenario.question
+    return (
+        f"**Action** {record.action or 'unreadable'}"
+        + (f" ({record.action_problem}; played as Pass)" if record.action_problem else "")
+        + f"  \n**Engine's optimal action** {solution.decision.optimal} (regret {regret:g})  \n"
+        f"**{record.answerer} answers** {record.answer or 'nothing readable'} "
+        f"({'right' if record.answer_correct else 'wrong'}; the {question} holds {truth})  \n"
+        f"**Points** Blue {record.blue:+g}, Red {record.red:+g}"
+    )
 
 
 def played_turn(state: TaskState) -> GameRecord:

@@ -152,10 +152,11 @@ def tom(
 
 
 MODES = ("trial", "game")
-VERSION = "2-C"
+VERSION = "2-D"
 """The task's version (eval.yaml): 2 since replies are read by the action they commit to,
-which changes the scores of replies that reason first; C since load ladders (`ladder`,
-`levels`) and a leaner log (seven metrics; the turn in the score's metadata)."""
+which changes the scores of replies that reason first; D since the sample's story is one line
+of JSON in its metadata and the turn at a glance is the score's explanation (README
+Changelog)."""
 
 
 def _ladder(

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tom_eval.errors import InputError
 from tom_eval.game.checking import check
+from tom_eval.game.dataset import scenario_records, shipped_records
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.game.generation import generate, generate_group
 from tom_eval.game.narration import narrate
@@ -117,6 +118,36 @@ def test_files_do_not_depend_on_the_number_of_processes(tmp_path: Path) -> None:
         write_scenarios(path, generate(rows, 2, 11, workers=workers))
         files.append(path.read_bytes())
     assert files[0] == files[1]
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    ids=st.sets(st.sampled_from(sorted({row.id for row in ROWS})), min_size=1, max_size=2),
+    extras=st.sets(st.sampled_from(EXTRAS), min_size=1),
+    reps=st.integers(min_value=1, max_value=10),
+)
+def test_the_shipped_scenarios_are_what_the_generator_makes(
+    ids: set[int], extras: set[str], reps: int
+) -> None:
+    """Any choice of Ids, Extras and up to 10 reps reads, from the shipped file, exactly the
+    scenarios the generator makes for it (tests/test_cli.py compares the whole file)."""
+    rows = [row for row in read_spec() if row.id in ids and row.extra in extras]
+    shipped = shipped_records(rows, reps, 0)
+    assert shipped is not None
+    generated = generate(rows, reps, 0, workers=1)
+    assert [(r.key, r.asked, r.rep, r.scenario) for r in shipped] == [
+        (item.key, item.row, item.rep, item.solution.scenario) for item in generated
+    ]
+
+
+def test_other_seeds_more_reps_and_edited_rows_are_generated() -> None:
+    (row,) = [row for row in read_spec() if row.id == 12 and row.extra == "0A"]
+    assert shipped_records([row], 10, 0) is not None
+    edited = SpecRow(row.id, row.extra, row.answerer, row.self_label, "Unknown", "Unknown", "Ask")
+    for rows, reps, seed in (([row], 10, 1), ([row], 11, 0), ([edited], 1, 0)):
+        assert shipped_records(rows, reps, seed) is None
+    records = scenario_records("12", "0A", 11, 0, None)
+    assert [record.key for record in records] == [f"12-0A-r{rep}" for rep in range(1, 12)]
 
 
 def test_the_same_arguments_give_the_same_scenarios() -> None:

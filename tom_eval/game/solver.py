@@ -5,8 +5,8 @@ question and acts; the action runs against the simulated characters (`trial.Tria
 the web study drives too); an Ask's reply is shown to the model; when A is the answerer the
 model is asked the question in a second turn, otherwise the simulated answerer answers from
 its belief. What happened is a `GameRecord`, handed to the scorer in memory (`take_record`)
-and logged once, in the score's metadata; one info event shows the turn at a glance in
-Inspect View.
+and logged once, in the score's metadata; the score's explanation shows the turn at a
+glance in Inspect View.
 
 `play_game` (`-T mode=game`) plays a whole game: `session.GameSession` runs it and says when
 A must move and what A is shown; the solver only sends those messages to the model, as the
@@ -103,7 +103,6 @@ def play_turn(
             response_format,
             option_seed(seed, state.sample_id, state.epoch),
         )
-        solution, scenario = trial.solution, trial.solution.scenario
         state.messages = [
             ChatMessageSystem(content=SYSTEM_PROMPT),
             ChatMessageUser(content=trial.action_prompt),
@@ -136,7 +135,7 @@ def play_turn(
             action_problem=parsed.problem,
             executed=str(trial.executed),
             reply=turn.reply,
-            answerer=scenario.answerer,
+            answerer=trial.solution.scenario.answerer,
             raw_answer=raw_answer,
             answer=turn.answer,
             answer_problem=answer_problem,
@@ -144,16 +143,6 @@ def play_turn(
             blue=points["blue"],
             red=points["red"],
             slips=slips,
-        )
-        transcript().info(
-            f"**Reply**\n\n{_quote(raw_action)}\n\n"
-            f"**Action** {action or 'unreadable'}"
-            + (f" ({parsed.problem}; played as Pass)" if parsed.problem else "")
-            + f"  \n**Engine's optimal action** {solution.decision.optimal}  \n"
-            f"**{scenario.answerer} answers** {turn.answer or 'nothing readable'} "
-            f"({'right' if turn.answer_correct else 'wrong'}; the {scenario.question} "
-            f"holds {solution.truth or 'nothing'})  \n"
-            f"**Points** Blue {points['blue']:+g}, Red {points['red']:+g}"
         )
         return state
 
@@ -166,14 +155,6 @@ def _schema(structured: bool, name: str, schema: dict[str, Any]) -> GenerateConf
         return {}
     json_schema = JSONSchema.model_validate(schema)
     return {"response_schema": ResponseSchema(name=name, json_schema=json_schema)}
-
-
-def _quote(text: str, limit: int = 2000) -> str:
-    """A reply as the model wrote it, line breaks kept (a fenced block in the transcript's
-    markdown), cut after `limit` characters."""
-    shown = text if len(text) <= limit else text[:limit] + "\n[...]"
-    fence = "````" if "```" in shown else "```"
-    return f"{fence}\n{shown or '(empty)'}\n{fence}"
 
 
 class GameLog(StoreModel):

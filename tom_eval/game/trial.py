@@ -61,7 +61,7 @@ class Trial:
     @classmethod
     def start(
         cls,
-        story: Mapping[str, Any],
+        story: str | Mapping[str, Any],
         key: str,
         lineup: Lineup,
         rules: Rules,

@@ -122,7 +122,11 @@ class HumanPlayer(LocalProvider):
 
 def story_digest(story: object) -> str:
     """A digest of a sample's whole scenario: the prompt shows only what A saw, so a
-    scenario changed in what A did not see would otherwise replay unnoticed."""
+    scenario changed in what A did not see would otherwise replay unnoticed. The same for
+    the story as one line of JSON (`scenario_file.story_line`) and as an object (logs
+    before version 2-D)."""
+    if isinstance(story, str):
+        story = json.loads(story)
     return hashlib.sha256(json.dumps(story, sort_keys=True).encode()).hexdigest()
 
 
