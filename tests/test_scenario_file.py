@@ -16,8 +16,16 @@ from conftest import REFERENCE_SCENARIOS, require_shared
 from tom_eval.errors import InputError
 from tom_eval.game.checking import check
 from tom_eval.game.generation import generate
-from tom_eval.game.scenario_file import ScenarioRecord, read_scenarios, write_scenarios
+from tom_eval.game.scenario_file import (
+    ScenarioRecord,
+    read_scenarios,
+    read_story_fields,
+    story_fields,
+    story_line,
+    write_scenarios,
+)
 from tom_eval.game.spec import read_spec
+from tom_eval.providers.human import story_digest
 
 
 @pytest.fixture(scope="module")
@@ -277,3 +285,16 @@ def test_corrupted_reference_files_are_rejected_cleanly(
     records = read_or_reject(path)
     if records is not None:
         check(records)
+
+
+def test_a_story_reads_the_same_as_one_line_of_json_or_an_object(small_file: Path) -> None:
+    """Samples carry the story as one line of JSON; logs before tom 2-D carry an object.
+    Both read to the same scenario, and the web study's digest of both is the same."""
+    for record in read_scenarios(small_file):
+        line, fields = story_line(record.scenario), story_fields(record.scenario)
+        assert "\n" not in line and json.loads(line) == fields
+        assert read_story_fields(line, record.key) == read_story_fields(fields, record.key)
+        assert read_story_fields(line, record.key) == record.scenario
+        assert story_digest(line) == story_digest(fields)
+    with pytest.raises(InputError, match=r"^12-0A-r1: the story is not JSON \("):
+        read_story_fields('{"containers": [', "12-0A-r1")
