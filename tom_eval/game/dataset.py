@@ -75,7 +75,7 @@ SHIPPED_REPS, SHIPPED_SEED = 10, 0
 
 def shipped_records(rows: list[SpecRow], reps: int, seed: int) -> list[ScenarioRecord] | None:
     """The scenarios `generate(rows, reps, seed)` makes, read from the shipped file when it
-    holds them all (reading takes a tenth of the time of generating); None otherwise. Each
+    holds them all (reading takes 0.07 s, generating 1.1 s); None otherwise. Each
     (Id, rep) is generated from its own seed, so fewer reps are the file's first ones. The
     spec rows must be the file's: an edited spec table is generated afresh."""
     path = scenarios_dir() / SHIPPED_FILE

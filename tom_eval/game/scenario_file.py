@@ -267,8 +267,8 @@ _DERIVED = (
 def story_line(scenario: Scenario) -> str:
     """`story_fields` as one line of JSON: how a Sample's metadata carries the story. One
     text rather than a nested object, because Inspect copies, walks and summarises every
-    value of a sample's metadata several times, and the story's 30 or so values took a
-    tenth of a run's time at zero latency."""
+    value of a sample's metadata several times: the story's 30 or so values cost about
+    0.6 ms a sample, where a whole run at zero latency takes 13 ms."""
     return json.dumps(story_fields(scenario), separators=(",", ":"))
 
 
