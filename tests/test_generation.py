@@ -146,8 +146,19 @@ def test_other_seeds_more_reps_and_edited_rows_are_generated() -> None:
     edited = SpecRow(row.id, row.extra, row.answerer, row.self_label, "Unknown", "Unknown", "Ask")
     for rows, reps, seed in (([row], 10, 1), ([row], 11, 0), ([edited], 1, 0)):
         assert shipped_records(rows, reps, seed) is None
-    records = scenario_records("12", "0A", 11, 0, None)
-    assert [record.key for record in records] == [f"12-0A-r{rep}" for rep in range(1, 12)]
+
+
+def test_more_reps_than_shipped_are_the_shipped_ones_and_generated_ones() -> None:
+    """reps=12 reads reps 1-10 from the shipped file and generates 11 and 12: the same
+    scenarios, in the same order, as generating all 12."""
+    rows = [row for row in read_spec() if row.id in (12, 30) and row.extra in ("0A", "1B")]
+    records = scenario_records("12,30", "0A,1B", 12, 0, None)
+    generated = generate(rows, 12, 0)
+    assert [(r.key, r.asked, r.scenario) for r in records] == [
+        (item.key, item.row, item.solution.scenario) for item in generated
+    ]
+    later = generate(rows, 12, 0, workers=1, first_rep=11)
+    assert [item.key for item in later] == [item.key for item in generated if item.rep > 10]
 
 
 def test_the_same_arguments_give_the_same_scenarios() -> None:

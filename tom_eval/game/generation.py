@@ -83,18 +83,21 @@ class Generated:
 
 
 def generate(
-    rows: list[SpecRow], reps: int, seed: int, workers: int | None = None
+    rows: list[SpecRow], reps: int, seed: int, workers: int | None = None, first_rep: int = 1
 ) -> list[Generated]:
-    """Scenarios for every row and rep, ordered by Id, Extra, then rep.
+    """Scenarios for every row and rep from `first_rep` to `reps`, ordered by Id, Extra, then
+    rep.
 
     Each (Id, rep) group has its own seed, so the groups are spread over `workers`
-    processes (default: one per core) and the result does not depend on how many.
+    processes (default: one per core) and the result depends neither on how many nor on
+    `first_rep` (the reps after it are the same as when generated from rep 1).
     """
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
-    if len(rows) * reps > MAX_SCENARIOS:
+    count = len(rows) * (reps - first_rep + 1)
+    if count > MAX_SCENARIOS:
         raise InputError(
-            f"{len(rows)} spec rows x {reps:,} reps is {len(rows) * reps:,} scenarios; at most "
+            f"{len(rows)} spec rows x {reps:,} reps is {count:,} scenarios; at most "
             f"{MAX_SCENARIOS:,} are generated at once (they are held in memory, about 10 kB "
             "each): ask for fewer reps or rows"
         )
@@ -104,14 +107,14 @@ def generate(
     jobs = [
         (id_rows[0], rep, seed)
         for _, id_rows in sorted(by_id.items())
-        for rep in range(1, reps + 1)
+        for rep in range(first_rep, reps + 1)
     ]
     groups = dict(zip(((row.id, rep) for row, rep, _ in jobs), _run(jobs, workers), strict=True))
     return [
         Generated(row, rep, seed, groups[(row.id, rep)][row.extra])
         for _, id_rows in sorted(by_id.items())
         for row in sorted(id_rows, key=lambda row: EXTRAS.index(row.extra))
-        for rep in range(1, reps + 1)
+        for rep in range(first_rep, reps + 1)
     ]
 
 
