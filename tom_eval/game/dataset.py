@@ -35,6 +35,11 @@ from tom_eval.game.spec import (
 from tom_eval.game.validation import action_violations, label_violations
 from tom_eval.game.world import CHARACTERS, SELF
 
+SHIPPED_FILE = "default.jsonl"
+"""The scenarios of `tom-eval generate`'s defaults (every spec row, reps 10, seed 0), in
+scenarios/: the generator's output, which a test regenerates byte for byte."""
+SHIPPED_REPS, SHIPPED_SEED = 10, 0
+
 
 def scenario_records(
     ids: str | int | list[int | str],
@@ -59,25 +64,17 @@ def scenario_records(
     rows = select_rows(
         spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), parse_extras(extras)
     )
-    if reps < 1:
-        raise InputError(f"reps must be at least 1, got {reps}")
     shipped = shipped_records(rows, min(reps, SHIPPED_REPS), seed) or []
-    first_rep = len(shipped) // len(rows) + 1
+    # `generate` refuses reps below 1 and makes nothing when the file held every rep.
     generated = [
         ScenarioRecord(item.key, item.solution.scenario, item.row, item.rep, {}, OUR_FORMAT)
-        for item in (generate(rows, reps, seed, first_rep=first_rep) if first_rep <= reps else [])
+        for item in generate(rows, reps, seed, first_rep=len(shipped) // len(rows) + 1)
     ]
     # In the generator's order: by Id, Extra, then rep.
     return sorted(
         shipped + generated,
         key=lambda record: (record.asked.id, EXTRAS.index(record.asked.extra), record.rep),
     )
-
-
-SHIPPED_FILE = "default.jsonl"
-"""The scenarios of `tom-eval generate`'s defaults (every spec row, reps 10, seed 0), in
-scenarios/: the generator's output, which a test regenerates byte for byte."""
-SHIPPED_REPS, SHIPPED_SEED = 10, 0
 
 
 def shipped_records(rows: list[SpecRow], reps: int, seed: int) -> list[ScenarioRecord] | None:
