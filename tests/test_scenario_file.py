@@ -296,5 +296,6 @@ def test_a_story_reads_the_same_as_one_line_of_json_or_an_object(small_file: Pat
         assert read_story_fields(line, record.key) == read_story_fields(fields, record.key)
         assert read_story_fields(line, record.key) == record.scenario
         assert story_digest(line) == story_digest(fields)
+    assert story_digest("not JSON") != story_digest("not JSON either")
     with pytest.raises(InputError, match=r"^12-0A-r1: the story is not JSON \("):
         read_story_fields('{"containers": [', "12-0A-r1")

@@ -124,9 +124,13 @@ def story_digest(story: object) -> str:
     """A digest of a sample's whole scenario: the prompt shows only what A saw, so a
     scenario changed in what A did not see would otherwise replay unnoticed. The same for
     the story as one line of JSON (`scenario_file.story_line`) and as an object (logs
-    before version 2-D)."""
+    before version 2-D). A text that is not JSON (a hand-edited sample) is digested as it
+    is, so it still names one story rather than stopping the study with a traceback."""
     if isinstance(story, str):
-        story = json.loads(story)
+        try:
+            story = json.loads(story)
+        except ValueError:
+            return hashlib.sha256(story.encode()).hexdigest()
     return hashlib.sha256(json.dumps(story, sort_keys=True).encode()).hexdigest()
 
 
