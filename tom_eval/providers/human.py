@@ -127,10 +127,11 @@ def story_digest(story: object) -> str:
     before version 2-D). A text that is not JSON (a hand-edited sample) is digested as it
     is, so it still names one story rather than stopping the study with a traceback."""
     if isinstance(story, str):
+        text = story
         try:
-            story = json.loads(story)
+            story = json.loads(text)
         except ValueError:
-            return hashlib.sha256(story.encode()).hexdigest()
+            return hashlib.sha256(text.encode()).hexdigest()
     return hashlib.sha256(json.dumps(story, sort_keys=True).encode()).hexdigest()
 
 
