@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from tom_eval.errors import InputError
 from tom_eval.game.epistemics import assess_steps, observe
@@ -109,7 +110,8 @@ def generate(
         for _, id_rows in sorted(by_id.items())
         for rep in range(first_rep, reps + 1)
     ]
-    groups = dict(zip(((row.id, rep) for row, rep, _ in jobs), _run(jobs, workers), strict=True))
+    made = in_processes(jobs, workers, _group, _group_stories, _solve_group)
+    groups = dict(zip(((row.id, rep) for row, rep, _ in jobs), made, strict=True))
     return [
         Generated(row, rep, seed, groups[(row.id, rep)][row.extra])
         for _, id_rows in sorted(by_id.items())
@@ -118,27 +120,49 @@ def generate(
     ]
 
 
-def _run(jobs: list[tuple[SpecRow, int, int]], workers: int | None) -> list[dict[str, Solution]]:
+Job = TypeVar("Job")
+Made = TypeVar("Made")
+Shipped = TypeVar("Shipped")
+
+
+def in_processes(
+    jobs: Sequence[Job],
+    workers: int | None,
+    work: Callable[[Job], Made],
+    ship: Callable[[Job], Shipped],
+    unship: Callable[[Job, Shipped], Made],
+) -> list[Made]:
+    """`work` of every job, in order, spread over `workers` processes (default: one per
+    core). A worker runs `ship` (a module-level function), which does the work and returns
+    it light, as plain stories without their cached derivations, for `unship` to restore
+    here; with one worker `work` runs here and keeps what it builds. Each job seeds its
+    own randomness, so the result does not depend on the number of workers."""
     workers = min(workers or os.cpu_count() or 1, len(jobs))
     if workers <= 1:
-        return [generate_group(*job) for job in jobs]
+        return [work(job) for job in jobs]
     # Imported here: multiprocessing takes about 10 ms to load, which `tom-eval check` and a
     # one-process generation need not pay.
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
         chunksize = max(1, len(jobs) // (8 * workers))
-        return [
-            {extra: solve(scenario) for extra, scenario in stories.items()}
-            for stories in pool.map(_group_stories, jobs, chunksize=chunksize)
-        ]
+        shipped = pool.map(ship, jobs, chunksize=chunksize)
+        return [unship(job, light) for job, light in zip(jobs, shipped, strict=True)]
+
+
+def _group(job: tuple[SpecRow, int, int]) -> dict[str, Solution]:
+    return generate_group(*job)
 
 
 def _group_stories(job: tuple[SpecRow, int, int]) -> dict[str, Scenario]:
     """One group's stories, stripped of cached derivations so they travel light between
-    processes (the caller solves them again)."""
+    processes (`_solve_group` solves them again)."""
     group = generate_group(*job)
     return {extra: replace(solution.scenario) for extra, solution in group.items()}
+
+
+def _solve_group(_: tuple[SpecRow, int, int], stories: dict[str, Scenario]) -> dict[str, Solution]:
+    return {extra: solve(scenario) for extra, scenario in stories.items()}
 
 
 def generate_group(row: SpecRow, rep: int, seed: int) -> dict[str, Solution]:

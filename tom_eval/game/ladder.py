@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tom_eval.errors import InputError
 from tom_eval.game.generation import (
@@ -32,10 +32,12 @@ from tom_eval.game.generation import (
     _same_answer,
     _with_chunk,
     generate_group,
+    in_processes,
 )
-from tom_eval.game.oracle import Solution
+from tom_eval.game.oracle import Solution, solve
 from tom_eval.game.spec import SpecRow
 from tom_eval.game.validation import ladder_violations
+from tom_eval.game.world import Scenario
 
 LADDERS: tuple[str, ...] = ("events", "ect")
 DEFAULT_LEVELS: tuple[int, ...] = (0, 2, 4, 8, 16, 32)
@@ -101,24 +103,64 @@ def parse_levels(levels: str | int | list[int | str] | tuple[int, ...]) -> tuple
     return tuple(sorted(found))
 
 
-def climb(rows: list[SpecRow], reps: int, seed: int, ladder: str, levels: tuple[int, ...]) -> Climb:
-    """The ladder of every 0A row and rep, ordered by Id, level, then rep."""
+def climb(
+    rows: list[SpecRow],
+    reps: int,
+    seed: int,
+    ladder: str,
+    levels: tuple[int, ...],
+    workers: int | None = None,
+) -> Climb:
+    """The ladder of every 0A row and rep, ordered by Id, level, then rep. The (Id, rep)
+    stories climb in `workers` processes (default: one per core); each has its own seed, so
+    the ladder does not depend on how many."""
     if ladder not in LADDERS:
         raise InputError(f"ladder must be one of {', '.join(LADDERS)}, not '{ladder}'")
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
-    bases = [row for row in rows if row.extra == "0A"]
+    jobs = [
+        _Job(row, rep, seed, ladder, levels)
+        for row in rows
+        if row.extra == "0A"
+        for rep in range(1, reps + 1)
+    ]
     rungs: list[Rung] = []
     stopped: dict[str, int] = {}
-    for row in bases:
-        for rep in range(1, reps + 1):
-            story = climb_story(row, rep, seed, ladder, levels)
-            rungs.extend(story)
-            if story[-1].level < levels[-1]:
-                stopped[story[0].base_story] = story[-1].level
+    for story in in_processes(jobs, workers, _climb_job, _climb_stories, _solve_rungs):
+        rungs.extend(story)
+        if story[-1].level < levels[-1]:
+            stopped[story[0].base_story] = story[-1].level
     order = {level: index for index, level in enumerate(levels)}
     rungs.sort(key=lambda rung: (rung.row.id, order[rung.level], rung.rep))
     return Climb(rungs, stopped)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One (Id, rep) story to climb: `climb_story`'s arguments."""
+
+    row: SpecRow
+    rep: int
+    seed: int
+    ladder: str
+    levels: tuple[int, ...]
+
+
+def _climb_job(job: _Job) -> list[Rung]:
+    return climb_story(job.row, job.rep, job.seed, job.ladder, job.levels)
+
+
+def _climb_stories(job: _Job) -> list[tuple[int, Scenario]]:
+    """One story's rungs as (level, story), stripped of cached derivations so they travel
+    light between processes (`_solve_rungs` solves them again)."""
+    return [(rung.level, replace(rung.solution.scenario)) for rung in _climb_job(job)]
+
+
+def _solve_rungs(job: _Job, stories: list[tuple[int, Scenario]]) -> list[Rung]:
+    return [
+        Rung(job.row, job.rep, job.seed, job.ladder, level, solve(story))
+        for level, story in stories
+    ]
 
 
 def climb_story(
