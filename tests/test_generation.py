@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,7 @@ from tom_eval.errors import InputError
 from tom_eval.game.checking import check
 from tom_eval.game.dataset import scenario_records, shipped_records
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
-from tom_eval.game.generation import generate, generate_group
+from tom_eval.game.generation import generate, generate_group, in_processes
 from tom_eval.game.narration import narrate
 from tom_eval.game.oracle import Solution
 from tom_eval.game.scenario_file import read_scenarios, write_scenarios
@@ -118,6 +119,28 @@ def test_files_do_not_depend_on_the_number_of_processes(tmp_path: Path) -> None:
         write_scenarios(path, generate(rows, 2, 11, workers=workers))
         files.append(path.read_bytes())
     assert files[0] == files[1]
+
+
+def _squared(job: int) -> int:
+    if job == 13:
+        raise InputError("job 13 fails")
+    return job * job
+
+
+def _squared_text(job: int) -> str:
+    return str(_squared(job))
+
+
+def _from_text(_: int, text: str) -> int:
+    return int(text)
+
+
+def test_work_in_processes_comes_back_in_order_and_a_failure_is_raised() -> None:
+    jobs = [n for n in range(40) if n != 13]
+    assert in_processes(jobs, 2, _squared, _squared_text, _from_text) == [n * n for n in jobs]
+    assert in_processes(jobs, 1, _squared, _squared_text, _from_text) == [n * n for n in jobs]
+    with pytest.raises(InputError, match="job 13 fails"):
+        in_processes([*jobs, 13, *jobs], 2, _squared, _squared_text, _from_text)
 
 
 @settings(max_examples=8, deadline=None)

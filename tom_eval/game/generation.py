@@ -120,23 +120,24 @@ def generate(
     ]
 
 
-Job = TypeVar("Job")
-Made = TypeVar("Made")
-Shipped = TypeVar("Shipped")
+_Job = TypeVar("_Job")
+_Made = TypeVar("_Made")
+_Shipped = TypeVar("_Shipped")
 
 
 def in_processes(
-    jobs: Sequence[Job],
+    jobs: Sequence[_Job],
     workers: int | None,
-    work: Callable[[Job], Made],
-    ship: Callable[[Job], Shipped],
-    unship: Callable[[Job, Shipped], Made],
-) -> list[Made]:
+    work: Callable[[_Job], _Made],
+    ship: Callable[[_Job], _Shipped],
+    unship: Callable[[_Job, _Shipped], _Made],
+) -> list[_Made]:
     """`work` of every job, in order, spread over `workers` processes (default: one per
-    core). A worker runs `ship` (a module-level function), which does the work and returns
-    it light, as plain stories without their cached derivations, for `unship` to restore
-    here; with one worker `work` runs here and keeps what it builds. Each job seeds its
-    own randomness, so the result does not depend on the number of workers."""
+    core); with one, `work` runs here. A worker runs `ship` instead (a module-level
+    function: it is pickled), which does the work and returns it in a form that is cheap
+    to send back, such as stories without their cached derivations, and `unship` restores
+    it here. Each job must seed its own randomness, so the result does not depend on the
+    number of workers. A job that fails cancels those not yet started."""
     workers = min(workers or os.cpu_count() or 1, len(jobs))
     if workers <= 1:
         return [work(job) for job in jobs]
@@ -146,8 +147,13 @@ def in_processes(
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
         chunksize = max(1, len(jobs) // (8 * workers))
-        shipped = pool.map(ship, jobs, chunksize=chunksize)
-        return [unship(job, light) for job, light in zip(jobs, shipped, strict=True)]
+        try:
+            shipped = pool.map(ship, jobs, chunksize=chunksize)
+            return [unship(job, light) for job, light in zip(jobs, shipped, strict=True)]
+        except BaseException:
+            # Without this, leaving the pool would first run every job still queued.
+            pool.shutdown(cancel_futures=True)
+            raise
 
 
 def _group(job: tuple[SpecRow, int, int]) -> dict[str, Solution]:

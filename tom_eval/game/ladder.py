@@ -119,7 +119,7 @@ def climb(
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
     jobs = [
-        _Job(row, rep, seed, ladder, levels)
+        _ClimbJob(row, rep, seed, ladder, levels)
         for row in rows
         if row.extra == "0A"
         for rep in range(1, reps + 1)
@@ -135,8 +135,8 @@ def climb(
     return Climb(rungs, stopped)
 
 
-@dataclass(frozen=True)
-class _Job:
+@dataclass(frozen=True, slots=True)
+class _ClimbJob:
     """One (Id, rep) story to climb: `climb_story`'s arguments."""
 
     row: SpecRow
@@ -146,17 +146,17 @@ class _Job:
     levels: tuple[int, ...]
 
 
-def _climb_job(job: _Job) -> list[Rung]:
+def _climb_job(job: _ClimbJob) -> list[Rung]:
     return climb_story(job.row, job.rep, job.seed, job.ladder, job.levels)
 
 
-def _climb_stories(job: _Job) -> list[tuple[int, Scenario]]:
+def _climb_stories(job: _ClimbJob) -> list[tuple[int, Scenario]]:
     """One story's rungs as (level, story), stripped of cached derivations so they travel
     light between processes (`_solve_rungs` solves them again)."""
     return [(rung.level, replace(rung.solution.scenario)) for rung in _climb_job(job)]
 
 
-def _solve_rungs(job: _Job, stories: list[tuple[int, Scenario]]) -> list[Rung]:
+def _solve_rungs(job: _ClimbJob, stories: list[tuple[int, Scenario]]) -> list[Rung]:
     return [
         Rung(job.row, job.rep, job.seed, job.ladder, level, solve(story))
         for level, story in stories
