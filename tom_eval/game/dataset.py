@@ -64,15 +64,16 @@ def scenario_records(
     rows = select_rows(
         spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), parse_extras(extras)
     )
-    shipped = shipped_records(rows, min(reps, SHIPPED_REPS), seed) or []
+    read = min(reps, SHIPPED_REPS)
+    shipped = shipped_records(rows, read, seed)
     # `generate` refuses reps below 1 and makes nothing when the file held every rep.
     generated = [
         ScenarioRecord(item.key, item.solution.scenario, item.row, item.rep, {}, OUR_FORMAT)
-        for item in generate(rows, reps, seed, first_rep=len(shipped) // len(rows) + 1)
+        for item in generate(rows, reps, seed, first_rep=1 if shipped is None else read + 1)
     ]
     # In the generator's order: by Id, Extra, then rep.
     return sorted(
-        shipped + generated,
+        (shipped or []) + generated,
         key=lambda record: (record.asked.id, EXTRAS.index(record.asked.extra), record.rep),
     )
 
