@@ -27,7 +27,7 @@ COLUMNS = (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--history", default="none", choices=("none", "full", "actions"))

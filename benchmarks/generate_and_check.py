@@ -134,7 +134,7 @@ def phases(folder: Path) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scales", default="1", help="multiples of the default size, e.g. 1,10")
     args = parser.parse_args()

@@ -70,7 +70,7 @@ def run(folder: Path, latency: float, samples: int, connections: int | None) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--connections", default="1,10,100")
     args = parser.parse_args()

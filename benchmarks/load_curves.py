@@ -53,7 +53,7 @@ def span_text(metrics: dict[str, float], top: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--ladder", default="events", choices=("events", "ect"))
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--levels", default="0,2,4,8,16,32")

@@ -117,7 +117,7 @@ def best(runs: Sequence[Run]) -> Run:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=8)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--busy", type=int, default=2, help="CPU-bound neighbours")

@@ -68,7 +68,7 @@ def agrees(trial: RecordedTrial) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("runs", type=Path, nargs="+")
     parser.add_argument("--examples", type=int, default=3, help="examples per class")
     args = parser.parse_args()

@@ -47,7 +47,7 @@ def chance_band(log_path: Path) -> tuple[float, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--scenario-file")
     parser.add_argument("--format", default="choice", choices=("choice", "action", "free"))
     parser.add_argument("--reps", type=int, default=10)

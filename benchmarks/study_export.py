@@ -90,7 +90,7 @@ def extract(revision: str, folder: Path) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--participants", type=int, default=40)
     parser.add_argument("--against", help="also time the export of this git revision")
     args = parser.parse_args()

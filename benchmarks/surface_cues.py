@@ -12,11 +12,12 @@ Usage: python benchmarks/surface_cues.py [FILE]
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 from collections import Counter
 from pathlib import Path
 
+from tom_eval.errors import InputError
 from tom_eval.game.generation import generate
 from tom_eval.game.oracle import solve
 from tom_eval.game.scenario_file import ScenarioRecord, read_scenarios, write_scenarios
@@ -92,8 +93,15 @@ def report(records: list[ScenarioRecord]) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 1:
-        report(read_scenarios(Path(sys.argv[1])))
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("file", type=Path, nargs="?", help="a scenario file (JSONL)")
+    args = parser.parse_args()
+    if args.file is not None:
+        try:
+            records = read_scenarios(args.file)
+        except InputError as error:
+            parser.exit(2, f"surface_cues.py: {error}\n")
+        report(records)
         return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scenarios.jsonl"

@@ -45,7 +45,7 @@ def usage(log: EvalLog) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--models", default="tom/oracle")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--reps", type=int, default=10)

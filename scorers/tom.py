@@ -110,7 +110,8 @@ def _value(sample: SampleScore, key: str) -> float:
 @metric
 def balanced_accuracy() -> Metric:
     """Mean over expected-action classes (Pass, Ask Teammate, Tell Teammate) of the share
-    of optimal actions in that class: a constant policy scores 1/3 whatever the mix."""
+    of optimal actions in that class: a constant policy scores 1/3 whatever the mix, when
+    all three are played (over the classes a run has otherwise: `tom-eval report` says so)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         return balanced(

@@ -228,6 +228,25 @@ def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
     )
 
 
+def test_a_run_missing_an_expected_action_is_named_under_the_summary(
+    logs: Path, report: tuple[str, Path], tmp_path: Path
+) -> None:
+    assert "Not every expected action is played" not in report[0]
+    inspect_eval(
+        tom(ids="1,12", extras="0A", reps=1),
+        model="tom/always-pass",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    summary = (tmp_path / "out" / "report.md").read_text().split("## Mastery")[0]
+    assert (
+        "tom/always-pass [default] (choice, ids=1,12, extras=0A, reps=1) (no Tell Teammate)"
+        in summary
+    )
+    assert "-T sample=N" in summary
+
+
 def test_the_mastery_table(logs: Path, report: tuple[str, Path]) -> None:
     frame = trials(logs)
     categories = yaml.safe_load((ROOT / "scenarios" / "mastery.yaml").read_text())["categories"]

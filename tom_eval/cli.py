@@ -227,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(run=_show)
 
     report = commands.add_parser("report", help="tables, charts and analyses from Inspect logs")
-    report.add_argument("logs", nargs="*", help="log files or directories of tasks/tom.py runs")
+    report.add_argument(
+        "logs", nargs="*", help="Inspect logs of any of the suite's tasks, or folders of them"
+    )
     report.add_argument("--out", type=Path, required=True, help="folder for report.md, CSVs, PNGs")
     report.add_argument("--examples", type=int, default=5, help="failed examples to print")
     report.add_argument(

@@ -386,6 +386,18 @@ def balanced_accuracy(rows: pd.DataFrame) -> tuple[float, float, float]:
     return balanced([list(values) for values in classes])
 
 
+def missing_classes(results: Results) -> dict[str, list[str]]:
+    """The expected-action classes each run has no trial of, for the runs missing any: their
+    balanced accuracy is over the classes they have, so a constant policy no longer scores
+    1/3 (a `--limit` run plays the first Ids, all of them Pass)."""
+    missing = {}
+    for run, trials in results.samples.groupby("run", sort=True):
+        absent = [name for name in ACTION_CLASSES if name not in set(trials["expected_action"])]
+        if absent:
+            missing[str(run)] = absent
+    return missing
+
+
 def _rate(values: pd.Series) -> tuple[float, float, float]:
     values = values.dropna()
     if values.empty:

@@ -24,7 +24,8 @@ from tom_eval.report.tables import csv, intervals, make_folder, markdown
 
 SUMMARY_TEXT = (
     "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
-    "Teammate) of the share optimal: always passing scores 1/3 whatever the mix. Intervals "
+    "Teammate) of the share optimal: always passing scores 1/3 whatever the mix of the "
+    "three. Intervals "
     "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
     "Trials are sample-epochs: with several epochs of a near-deterministic model the "
     "intervals are too narrow."
@@ -88,6 +89,7 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
     mastery = analysis.mastery(results)
     lines = ["## Summary", "", SUMMARY_TEXT, ""]
     lines += [markdown(_summary_view(table)), ""]
+    lines += _missing_classes_note(analysis.missing_classes(results))
     csv(table, out / "summary.csv")
     lines += ["## Mastery categories", "", MASTERY_TEXT, ""]
     lines += [markdown(_mastery_view(mastery)), ""]
@@ -110,6 +112,19 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
     lines += ["## Reasoning", ""]
     lines += [markdown(reasoning) if not reasoning.empty else "No run has reasoning content.", ""]
     return lines
+
+
+def _missing_classes_note(missing: dict[str, list[str]]) -> list[str]:
+    """A warning under the summary for runs whose balanced accuracy lacks a class."""
+    if not missing:
+        return []
+    runs = "; ".join(f"{run} (no {' or '.join(absent)})" for run, absent in missing.items())
+    return [
+        f"**Not every expected action is played** in {runs}: balanced accuracy there is over "
+        "the classes present, and a constant policy can score above 1/3. `--limit N` plays "
+        "the first Ids; `-T sample=N` draws a subset balanced over the three classes.",
+        "",
+    ]
 
 
 def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[str]:
