@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import runpy
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -46,3 +49,27 @@ def test_the_register_entry_names_every_task_with_its_samples() -> None:
         assert len(build().dataset) == listed[name]["dataset_samples"], name
     assert entry["version"] == VERSION
     assert {"title", "description", "group", "contributors", "version"} <= set(entry)
+
+
+@pytest.mark.parametrize(
+    "script",
+    sorted(
+        path.name
+        for path in (ROOT / "benchmarks").glob("*.py")
+        if path.name not in ("measure.py", "trivial_task.py")  # a module and a task, no CLI
+    ),
+)
+def test_every_benchmark_prints_its_usage(
+    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/development.md promises `--help` on each script: a usage line and a whole
+    sentence saying what it measures, not its first line cut short."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    monkeypatch.setattr(sys, "argv", [script, "--help"])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(ROOT / "benchmarks" / script), run_name="__main__")
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: {script}")
+    description = text.split("\n\n")[1]
+    assert description.rstrip().endswith((".", ")", ":")), description
