@@ -27,6 +27,7 @@ from tom_eval.errors import InputError, user_path
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import sample_size, whole_seed
+from tom_eval.task_args import file_name, names, one_of, whole_number
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -65,19 +66,19 @@ def coherence(
     refuse_unplayable("coherence")
     show_progress()
     try:
-        domains = _choose("domain", domain, DOMAINS)
-        tasks = _choose("task", task, TASKS)
-        if estimator not in ESTIMATORS:
-            raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")
-        chosen = ESTIMATORS[ESTIMATORS.index(estimator)]
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise InputError(f"samples must be a whole number of 1 or more, not '{samples}'")
+        domains = _in_order(names("domain", domain, DOMAINS), DOMAINS)
+        tasks = _in_order(names("task", task, TASKS), TASKS)
+        chosen = one_of("estimator", estimator, ESTIMATORS)
+        samples = whole_number("samples", samples, minimum=1)
         for name, value in (("temperature", temperature), ("floor", floor)):
-            if not isinstance(value, int | float) or not value > 0:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise InputError(f"{name} must be a number above 0, not '{value}'")
-        if not isinstance(cost, int | float) or cost < 0:
+        if not floor < 1:
+            raise InputError(f"floor is a probability: it must be below 1, not '{floor}'")
+        if isinstance(cost, bool) or not isinstance(cost, int | float) or not cost >= 0:
             raise InputError(f"cost must be a number of 0 or more, not '{cost}'")
-        weights = read_prior(user_path(prior), domains, tasks) if prior else None
+        prior_file = file_name("prior", prior)
+        weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     except InputError as error:
         raise PrerequisiteError(f"coherence: {error}") from None
@@ -94,13 +95,6 @@ def coherence(
     )
 
 
-def _choose(name: str, given: str | list[str], allowed: tuple[Choice, ...]) -> list[Choice]:
-    """Comma-separated (or list) choices, each allowed, in the allowed order."""
-    wanted = given.split(",") if isinstance(given, str) else [str(g) for g in given]
-    wanted = [w.strip() for w in wanted if w.strip()]
-    for choice in wanted:
-        if choice not in allowed:
-            raise InputError(f"{name} must be among {', '.join(allowed)}, not '{choice}'")
-    if not wanted:
-        raise InputError(f"{name} names nothing")
-    return [choice for choice in allowed if choice in wanted]
+def _in_order(chosen: list[str], allowed: tuple[Choice, ...]) -> list[Choice]:
+    """The chosen names in the order of `allowed` (the order of the metrics)."""
+    return [choice for choice in allowed if choice in chosen]

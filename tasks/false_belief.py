@@ -22,6 +22,7 @@ from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.task_args import file_name, flag, one_of, whole_number
 
 
 @task
@@ -64,15 +65,18 @@ def false_belief(
     refuse_unplayable("false_belief")
     show_progress()
     try:
-        if estimator not in ESTIMATORS:
-            raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, not '{estimator}'")
-        for name, number in (("contents", contents), ("transfer", transfer), ("samples", samples)):
-            if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-                raise InputError(f"{name} must be a whole number of 0 or more, not '{number}'")
-        if estimator != "first_word" and samples < 1:
-            raise InputError(f"estimator {estimator} needs samples of 1 or more")
-        if item_file:
-            items, name = read_items(user_path(item_file)), item_file
+        chosen = one_of("estimator", estimator, ESTIMATORS)
+        contents = whole_number("contents", contents, minimum=0)
+        transfer = whole_number("transfer", transfer, minimum=0)
+        samples = whole_number("samples", samples, minimum=0)
+        if chosen != "first_word" and samples < 1:
+            raise InputError(f"estimator {chosen} needs samples of 1 or more")
+        seed, file = whole_number("seed", seed), file_name("item_file", item_file)
+        perturbations = flag("perturbations", perturbations)
+        sentence_by_sentence = flag("sentence_by_sentence", sentence_by_sentence)
+        prefix = flag("prefix", prefix)
+        if file:
+            items, name = read_items(user_path(file)), file
         else:
             items = generate_items(contents, transfer, seed, perturbations)
             name = f"tom-eval false-belief seed {seed}"
@@ -89,7 +93,7 @@ def false_belief(
     )
     return Task(
         dataset=dataset,
-        solver=complete_stories(estimator, samples),
+        solver=complete_stories(chosen, samples),
         scorer=false_belief_scorer(),
         # The paper's point estimates are at temperature 0; the first word is all that counts.
         config=GenerateConfig(temperature=0.0, max_tokens=30),

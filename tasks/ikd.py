@@ -19,9 +19,7 @@ from tom_eval.errors import InputError, user_path
 from tom_eval.knowledge.dataset import (
     STORIES,
     chosen_genres,
-    flag,
     ikd_dataset,
-    one_of,
     source_metadata,
 )
 from tom_eval.knowledge.prompts import HIGHLIGHTS
@@ -29,6 +27,7 @@ from tom_eval.knowledge.records import load_ikd
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.task_args import flag, one_of
 
 
 @task

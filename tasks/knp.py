@@ -18,17 +18,15 @@ from tom_eval.errors import InputError, user_path
 from tom_eval.knowledge.dataset import (
     ORDERS,
     chosen_genres,
-    flag,
     knp_dataset,
-    one_of,
     source_metadata,
-    whole_number,
 )
 from tom_eval.knowledge.players import OPEN_KNP
 from tom_eval.knowledge.records import load_knp
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.task_args import flag, one_of, whole_number
 
 
 @task

@@ -8,8 +8,6 @@ what is measured.
 
 from __future__ import annotations
 
-from typing import cast
-
 from inspect_ai import Epochs, Task, task
 from inspect_ai._util.error import PrerequisiteError
 
@@ -18,15 +16,20 @@ from scorers.tom import key_mean_reducer, ladder_metrics, tom_scorer
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import game_dataset, ladder_records, scenario_records, tom_dataset
 from tom_eval.game.ladder import DEFAULT_LEVELS, LADDERS, parse_levels
-from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat
+from tom_eval.game.parsing import RESPONSE_FORMATS
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import ScenarioRecord
-from tom_eval.game.session import HISTORY_MODES, HistoryMode
+from tom_eval.game.session import HISTORY_MODES
 from tom_eval.game.solver import play_game, play_turn
 from tom_eval.game.turn import parse_lineup
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.task_args import file_name, flag, one_of, whole_number
+
+MODES = ("trial", "game")
+GAMES, TURNS = 50, 40
+"""Whole games (mode=game): how many, and the most turns each."""
 
 
 @task
@@ -40,8 +43,8 @@ def tom(
     lineup: str | list[str] = "default",
     lose: bool = False,
     mode: str = "trial",
-    games: int = 50,
-    turns: int = 40,
+    games: int = GAMES,
+    turns: int = TURNS,
     history: str = "none",
     structured: bool = False,
     sample: int | None = None,
@@ -87,18 +90,17 @@ def tom(
     refuse_unplayable("tom")
     show_progress()
     try:
-        _check_choice("response_format", response_format, RESPONSE_FORMATS)
-        _check_choice("mode", mode, MODES)
-        _check_choice("history", history, HISTORY_MODES)
-        reps, seed = _whole_number("reps", reps), _whole_number("seed", seed)
-        if scenario_file is not None and not isinstance(scenario_file, str):
-            raise InputError(f"scenario_file must be a file name, not {scenario_file!r}")
-        for name, flag in (("lose", lose), ("structured", structured)):
-            if not isinstance(flag, bool):
-                raise InputError(f"{name} must be true or false, not {flag!r}")
+        answer_format = one_of("response_format", response_format, RESPONSE_FORMATS)
+        mode = one_of("mode", mode, MODES)
+        history = one_of("history", history, HISTORY_MODES)
+        reps, seed = whole_number("reps", reps), whole_number("seed", seed)
+        scenario_file = file_name("scenario_file", scenario_file)
+        lose, structured = flag("lose", lose), flag("structured", structured)
         if structured and mode == "game":
             raise InputError("structured output is for trial mode (mode=trial)")
-        games, turns = _whole_number("games", games), _whole_number("turns", turns)
+        games, turns = whole_number("games", games), whole_number("turns", turns)
+        if mode == "trial" and (games, turns, history) != (GAMES, TURNS, "none"):
+            raise InputError("games, turns and history are for whole games: add -T mode=game")
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
         ladder_metadata: dict[str, object] = {}
         if ladder is None:
@@ -113,7 +115,6 @@ def tom(
             records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
         players, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
-        answer_format = cast(ResponseFormat, response_format)
         if mode == "game":
             dataset, subset = sample_subset(
                 game_dataset(records, games, turns, seed, rules, players.has_neutral, name),
@@ -123,7 +124,7 @@ def tom(
             )
             return Task(
                 dataset=dataset,
-                solver=play_game(answer_format, players, rules, cast(HistoryMode, history), seed),
+                solver=play_game(answer_format, players, rules, history, seed),
                 scorer=game_scorer(),
                 version=VERSION,
                 metadata=subset or None,
@@ -151,7 +152,6 @@ def tom(
     )
 
 
-MODES = ("trial", "game")
 VERSION = "2-D"
 """The task's version (eval.yaml): 2 since replies are read by the action they commit to,
 which changes the scores of replies that reason first; D since the sample's story is one line
@@ -165,22 +165,7 @@ def _ladder(
 ) -> tuple[list[ScenarioRecord], dict[str, object]]:  # fmt: skip
     """A ladder's scenarios, and what the task's metadata says of it: the ladder, its
     levels, and the base stories that could not climb to the top (by the level reached)."""
-    _check_choice("ladder", str(ladder), LADDERS)
+    one_of("ladder", ladder, LADDERS)
     chosen = parse_levels(levels)
     records, climbed = ladder_records(ids, reps, seed, str(ladder), chosen)
     return records, {"ladder": ladder, "levels": list(chosen), "ladder_stopped": climbed.stopped}
-
-
-def _whole_number(name: str, value: object) -> int:
-    """`-T name=value` as an int (Inspect passes what it cannot read as a number as text)."""
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise InputError(f"{name} must be a whole number, not '{value}'")
-    try:
-        return int(value)
-    except ValueError:
-        raise InputError(f"{name} must be a whole number, not '{value}'") from None
-
-
-def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise InputError(f"{name} must be one of {', '.join(allowed)}, not '{value}'")

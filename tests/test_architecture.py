@@ -32,6 +32,7 @@ TOP = {
     "progress",
     "registry",
     "sampling",
+    "task_args",
 }
 
 

@@ -130,7 +130,7 @@ CASES = [
     Case(
         "generate, 99,999,999,999 reps",
         lambda d: ["generate", "--reps", "99999999999", "--out", "x.jsonl"],
-        "156 spec rows x 99,999,999,999 reps is 15,599,999,999,844 scenarios; at most 200,000",
+        "156 spec rows x reps 1 to 99,999,999,999 is 15,599,999,999,844 scenarios; at most 200,000",
         ("x.jsonl",),
     ),
     Case(
@@ -287,6 +287,62 @@ CASES = [
         lambda d: ["export", str(folder(d / "empty")), "--out", "logs"],
         "empty: no study here (no study.json)",
         ("logs", "empty/study.sqlite"),
+    ),
+    Case(
+        "export, --progress a folder",
+        lambda d: ["export", str(study(d)), "--out", "logs", "--progress", str(folder(d / "p"))],
+        "p: is a folder; give a file name",
+        ("logs",),
+    ),
+    Case(
+        "export, --progress not writable",
+        lambda d: [
+            "export",
+            str(study(d)),
+            "--out",
+            "logs",
+            "--progress",
+            str(unwritable(d) / "p.json"),
+        ],
+        "p.json: cannot write in",
+        ("logs",),
+    ),
+    # --------------------------------------------------------------------- serve
+    Case(
+        "serve, a port beyond 65535",
+        lambda d: ["serve", "--data-dir", "s", "--port", "99999"],
+        "serve: --port must be between 0 and 65535, not 99999",
+        ("s",),
+    ),
+    Case(
+        "serve, a time-out that is not a number",
+        lambda d: ["serve", "--data-dir", "s", "--timeout-minutes", "nan"],
+        "serve: --timeout-minutes must be positive, not nan",
+        ("s",),
+    ),
+    Case(
+        "serve, a bad completion URL creates no study",
+        lambda d: ["serve", "--data-dir", "s", "--reps", "2", "--completion-url", "x{y}"],
+        "serve: --completion-url may hold {code} and no other braces",
+        ("s",),
+    ),
+    Case(
+        "serve, --data-dir a file",
+        lambda d: ["serve", "--data-dir", str(write(d / "plain", "x"))],
+        "plain is a file, not a folder",
+    ),
+    # --------------------------------------------------------- report, false-belief-items
+    Case(
+        "report, a JSON log renamed",
+        lambda d: ["report", str(renamed_json_log(d)), "--out", "report", "--quiet"],
+        "mylog.json: not read as an Inspect log by inspect_ai.analysis",
+        ("report",),
+    ),
+    Case(
+        "false-belief-items, ten million tasks",
+        lambda d: ["false-belief-items", "--contents", "10000000", "--out", "items.jsonl"],
+        "10,000,000 contents + 20 transfer tasks is more than the 100,000 generated at once",
+        ("items.jsonl",),
     ),
     # --------------------------------------------------------------- handled before
     Case("check, a missing file", lambda d: ["check", "absent.jsonl"], "absent.jsonl: cannot read"),
@@ -470,6 +526,15 @@ def logs(working: Path) -> Path:
     for log in _LOGS[0].iterdir():
         (copy / log.name).write_bytes(log.read_bytes())
     return copy
+
+
+def renamed_json_log(working: Path) -> Path:
+    """The game's log as JSON, under a name other than the one Inspect gives its logs."""
+    (log,) = logs(working).iterdir()
+    renamed = working / "mylog.json"
+    write_eval_log(read_eval_log(str(log)), str(renamed), format="json")
+    log.unlink()
+    return renamed
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])

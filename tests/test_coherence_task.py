@@ -353,6 +353,11 @@ def test_a_prior_changes_the_inversion(tmp_path: Path) -> None:
     [
         ({"domain": "moon"}, "domain must be among container, movie, not 'moon'"),
         ({"task": "AP,XY"}, "task must be among AP, DI, BI, BDI, not 'XY'"),
+        ({"domain": None}, "domain names nothing"),
+        ({"task": None}, "task names nothing"),
+        ({"domain": 1}, "domain must be among container, movie, not '1'"),
+        ({"prior": 1}, "prior must be a file name, not '1'"),
+        ({"floor": 2}, "floor is a probability: it must be below 1, not '2'"),
         ({"estimator": "guess"}, "estimator must be one of logprobs, sampling, not 'guess'"),
         ({"samples": 0}, "samples must be a whole number of 1 or more, not '0'"),
         ({"temperature": 0}, "temperature must be a number above 0, not '0'"),

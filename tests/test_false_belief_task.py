@@ -156,6 +156,12 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"contents": True}, "contents must be a whole number"),
         ({"estimator": "sampling", "samples": 0}, "needs samples of 1 or more"),
         ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
+        ({"item_file": 1}, "item_file must be a file name, not '1'"),
+        ({"seed": "x"}, "seed must be a whole number, not 'x'"),
+        ({"perturbations": "maybe"}, "perturbations must be true or false, not 'maybe'"),
+        ({"sentence_by_sentence": 2}, "sentence_by_sentence must be true or false, not '2'"),
+        ({"prefix": None}, "prefix must be true or false, not 'None'"),
+        ({"contents": 10_000_000}, "more than the 100,000 generated at once"),
     ],
 )
 def test_bad_parameters_are_one_line_errors(args: dict[str, Any], message: str) -> None:

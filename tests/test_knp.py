@@ -184,8 +184,10 @@ def test_orders_and_genres_choose_the_samples() -> None:
          "not 'sideways'"),
         ({"seed": "x"}, "knp: seed must be a whole number, not 'x'"),
         ({"open_ended": "yes"}, "knp: open_ended must be true or false, not 'yes'"),
-        ({"genre": "horror"}, "knp: genre must name genres of the data (fantasy, kids, mystery, "
-         "romance), not 'horror'"),
+        ({"genre": "horror"}, "knp: genre must be among fantasy, kids, mystery, romance, not "
+         "'horror'"),
+        ({"genre": 1}, "knp: genre must be among fantasy, kids, mystery, romance, not '1'"),
+        ({"genre": 1.5}, "knp: genre must be among fantasy, kids, mystery, romance, not '1.5'"),
     ],
 )  # fmt: skip
 def test_bad_parameters_are_one_line(arguments: dict[str, Any], message: str) -> None:

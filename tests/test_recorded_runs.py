@@ -99,7 +99,7 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_run_split_across_files_becomes_one_log_scored_like_a_live_run(
-    tmp_path: Path, scenarios: Path
+    tmp_path: Path, scenarios: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     optimal = {record.key: record.stored["optimal_action"] for record in read_scenarios(scenarios)}
     runs = tmp_path / "runs"
@@ -139,6 +139,11 @@ def test_a_run_split_across_files_becomes_one_log_scored_like_a_live_run(
     assert values["17-0A-r1"]["optimal"] == 1.0  # the action committed to, after reasoning
     assert values["17-0A-r2"]["valid"] == 0.0  # an empty reply is kept, invalid
     assert samples["17-0A-r1"].messages[2].text == reasoned
+    # Imported again into the same folder: nothing is counted twice.
+    capsys.readouterr()
+    assert main(command) == 0
+    assert len(list(out.glob("*.eval"))) == 2 and not list(out.glob(".import-*"))
+    assert "skipped: vendor-model_think: already imported in" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,16 @@ from inspect_ai._util.error import PrerequisiteError
 
 from tasks.tom import tom
 
-SMALL = {"ids": "12", "extras": "0A", "reps": 1, "games": 1, "turns": 4}
+SMALL = {"ids": "12", "extras": "0A", "reps": 1}
 """Valid and cheap: the parameter under test is the only thing that can go wrong."""
+SMALL_GAME = {"mode": "game", "games": 1, "turns": 4}
+"""Added when the parameter under test is one of whole games (trial mode refuses them)."""
+
+
+def small(name: str, value: Any) -> dict[str, Any]:
+    game = name in ("games", "turns", "history") or (name, value) == ("mode", "game")
+    return {**SMALL, **(SMALL_GAME if game else {}), name: value}
+
 
 scalars = (
     st.none()
@@ -29,8 +37,9 @@ yaml_values = (
 
 
 @settings(max_examples=600, deadline=None)
-@given(name=st.sampled_from([*SMALL, "seed", "scenario_file", "response_format", "lineup",
-                             "lose", "mode", "history"]), value=yaml_values)  # fmt: skip
+@given(name=st.sampled_from([*SMALL, "games", "turns", "seed", "scenario_file",
+                             "response_format", "lineup", "lose", "mode", "history"]),
+       value=yaml_values)  # fmt: skip
 @example(name="lineup", value=None)
 @example(name="lineup", value=3)
 @example(name="lineup", value="B\nC=neutral")
@@ -39,7 +48,7 @@ yaml_values = (
 @example(name="extras", value=[])
 def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, value: Any) -> None:
     try:
-        tom(**{**SMALL, name: value})
+        tom(**small(name, value))
     except PrerequisiteError as error:
         assert str(error).startswith("tom: ") and "\n" not in str(error), error
 
@@ -51,6 +60,12 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
         ({"scenario_file": ["a", "b"]}, "scenario_file must be a file name, not"),
         ({"lose": "maybe"}, "lose must be true or false, not 'maybe'"),
         ({"extras": []}, "extras: none given"),
+        ({"extras": None}, "extras: none given"),
+        ({"levels": None}, "levels names no level"),
+        ({"levels": 1.5}, "levels must be whole numbers from 0, not '1.5'"),
+        ({"games": 3}, "games, turns and history are for whole games: add -T mode=game"),
+        ({"history": "full"}, "games, turns and history are for whole games"),
+        ({"reps": "x"}, "reps must be a whole number, not 'x'"),
     ],
 )
 def test_values_of_the_wrong_kind_are_named(args: dict[str, Any], message: str) -> None:

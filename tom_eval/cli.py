@@ -8,6 +8,7 @@ and no output file; `check` exits 1 when a file disagrees with the engine.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from tom_eval.errors import InputError
+from tom_eval.files import writable_folder
 from tom_eval.game import checking
 from tom_eval.game.epistemics import observe
 from tom_eval.game.generation import generate
@@ -109,11 +111,9 @@ def _serve(args: argparse.Namespace) -> int:
     from tom_eval.study.app import StudySettings, create_app, read_secret
     from tom_eval.study.design import TASK_DEFAULTS, open_design
 
-    given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
-    if "scenario_file" in given:
-        given["scenario_file"] = str(Path(given["scenario_file"]).resolve())
-    design = open_design(args.data_dir, given)
-    if args.timeout_minutes <= 0:
+    # Every flag is checked before the study folder is touched: a refused start creates
+    # nothing, above all not the study's design (study.json), which later starts must keep.
+    if not 0 < args.timeout_minutes < math.inf:
         raise InputError(f"serve: --timeout-minutes must be positive, not {args.timeout_minutes}")
     if args.completion_url:
         try:
@@ -123,6 +123,13 @@ def _serve(args: argparse.Namespace) -> int:
                 f"serve: --completion-url may hold {{code}} and no other braces: "
                 f"{args.completion_url}"
             ) from None
+    public_urls = tuple(public_url(url) for url in args.public_url)
+    check_address(args.host, args.port)
+    writable_folder(args.data_dir)
+    given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
+    if "scenario_file" in given:
+        given["scenario_file"] = str(Path(given["scenario_file"]).resolve())
+    design = open_design(args.data_dir, given)
     token = args.admin_token or os.environ.get("TOM_EVAL_ADMIN_TOKEN") or ""
     token_file = args.data_dir / "admin_token"
     if not token:
@@ -132,7 +139,7 @@ def _serve(args: argparse.Namespace) -> int:
         completion_code=args.completion_code,
         completion_url=args.completion_url,
         timeout_minutes=args.timeout_minutes,
-        public_urls=tuple(public_url(url) for url in args.public_url),
+        public_urls=public_urls,
     )
     server = create_server(
         create_app(args.data_dir, design, settings), host=args.host, port=args.port, threads=8
@@ -152,6 +159,25 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_address(host: str, port: int) -> None:
+    """`--host` and `--port` name an address this machine can listen on now (tried by
+    binding a socket to it and letting it go)."""
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise InputError(f"serve: --port must be between 0 and 65535, not {port}")
+    try:
+        (family, kind, protocol, _, address), *_ = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM
+        )
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except (OSError, UnicodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise InputError(f"serve: cannot listen on {host}:{port} ({reason})") from None
+
+
 def public_url(text: str) -> str:
     """`--public-url`: an http(s) address with a host, ending in a slash."""
     from urllib.parse import urlparse
@@ -167,6 +193,8 @@ def _export(args: argparse.Namespace) -> int:
     from tom_eval.study.export import export
 
     progress = None if args.progress is None else partial(write_progress, args.progress)
+    if progress is not None:  # a path that cannot be written fails before the export starts
+        progress(0, 0)
     written = export(args.data_dir, args.out, args.include_incomplete, progress)
     print(f"wrote {len(written)} participant log(s) to {args.out}")
     return 0

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 
-from tom_eval.errors import InputError
+from tom_eval.task_args import whole_number
 
 Unit = TypeVar("Unit")
 Strata = tuple[str, ...]
@@ -30,18 +30,12 @@ then within each of its strata over the second, and so on."""
 
 def whole_seed(value: object) -> int:
     """`-T sample_seed=S`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"sample_seed must be a whole number, not '{value}'")
-    return value
+    return whole_number("sample_seed", value)
 
 
 def sample_size(value: object) -> int | None:
     """`-T sample=N`: None (every sample), or a whole number of 1 or more."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"sample must be a whole number of 1 or more, not '{value}'")
-    return value
+    return None if value is None else whole_number("sample", value, minimum=1)
 
 
 def balanced_subset(

@@ -98,9 +98,9 @@ def generate(
     count = len(rows) * (reps - first_rep + 1)
     if count > MAX_SCENARIOS:
         raise InputError(
-            f"{len(rows)} spec rows x {reps:,} reps is {count:,} scenarios; at most "
-            f"{MAX_SCENARIOS:,} are generated at once (they are held in memory, about 10 kB "
-            "each): ask for fewer reps or rows"
+            f"{len(rows)} spec rows x reps {first_rep:,} to {reps:,} is {count:,} scenarios; "
+            f"at most {MAX_SCENARIOS:,} are generated at once (they are held in memory, about "
+            "10 kB each): ask for fewer reps or rows"
         )
     by_id: dict[int, list[SpecRow]] = {}
     for row in rows:

@@ -8,8 +8,9 @@ The replies were given to the reference's prompts (its rules text, no options, "
 only with your action" or, in free-response runs, "respond with your action"), so they are
 read in the `action` format. The reference never asked the model to answer: when A is the
 answerer, the replay answers what the reference's simulation said A answered. Logs are
-written to a temporary folder beside `out` and moved in only when every run is imported,
-so a failure leaves nothing half-written.
+written to a hidden folder in `out` and moved in only when every run is imported, so a
+failure leaves nothing half-written. A run already imported into `out` is skipped, so
+importing again after adding run files imports only the new ones and counts none twice.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage, get_model
 
@@ -82,6 +84,14 @@ def import_runs(
     """One Inspect log per run in `out`, and what was skipped (with `skip_bad`);
     `progress` hears of each run as it is imported."""
     runs, skipped = read_runs(paths, skip_bad)
+    _check_out(out)
+    imported = already_imported(out)
+    skipped += [
+        f"{run.name}: already imported in {imported[run.name]}"
+        for run in runs
+        if run.name in imported
+    ]
+    runs = [run for run in runs if run.name not in imported]
     scenarios = scenario_file or find_scenario_file(paths)
     known = {record.key for record in read_scenarios(scenarios)}
     playable = []
@@ -94,8 +104,13 @@ def import_runs(
         if not skip_bad:
             raise InputError(problem)
         skipped.append(problem)
-    _check_out(out)
-    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out.parent))
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".import-", dir=out))
+    except OSError as error:
+        raise InputError(f"{out}: cannot write there ({error.strerror or error})") from None
+    moved: list[Path] = []
     try:
         logs = []
         for number, run in enumerate(playable, start=1):
@@ -105,11 +120,29 @@ def import_runs(
             progress(
                 f"{number}/{len(playable)} {run.name}: {len(run.trials)} replies, {seconds:.0f} s"
             )
-        out.mkdir(parents=True, exist_ok=True)
-        moved = [Path(shutil.move(str(log), out / log.name)) for log in logs]
+        # Renames within `out`, which the staging folder's creation proved writable.
+        moved = [log.replace(out / log.name) for log in logs]
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if created and not moved and not any(out.iterdir()):
+            out.rmdir()
     return moved, skipped
+
+
+def already_imported(out: Path) -> dict[str, str]:
+    """The runs whose logs `out` already holds (by the run's name), and the log of each."""
+    found: dict[str, str] = {}
+    if not out.is_dir():
+        return found
+    for info in list_eval_logs(str(out), recursive=False):
+        try:
+            metadata = read_eval_log(info.name, header_only=True).eval.metadata or {}
+        except Exception:  # not a readable log: `tom-eval report` names it; not ours to judge
+            continue
+        imported = metadata.get("imported")
+        if isinstance(imported, dict) and isinstance(imported.get("run"), str):
+            found[imported["run"]] = Path(info.name).name
+    return found
 
 
 def _check_out(out: Path) -> None:
@@ -120,7 +153,6 @@ def _check_out(out: Path) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise InputError(f"{out}: lies under a file, {parent}")
-    out.parent.mkdir(parents=True, exist_ok=True)
 
 
 def _replay(run: RecordedRun, scenarios: Path, log_dir: Path) -> Path:

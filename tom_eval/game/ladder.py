@@ -83,11 +83,15 @@ class Climb:
 
 def parse_levels(levels: str | int | list[int | str] | tuple[int, ...]) -> tuple[int, ...]:
     """`-T levels=0,2,4` (text, a number or a list) as sorted distinct levels from 0."""
-    parts: list[int | str] | tuple[int, ...]
+    parts: list[object]
     if isinstance(levels, str):
         parts = list(levels.split(","))
+    elif isinstance(levels, list | tuple):
+        parts = list(levels)
+    elif levels is None:  # `-T levels=` with nothing after it
+        raise InputError("levels names no level (e.g. 0,2,4,8)")
     else:
-        parts = [levels] if isinstance(levels, int) else levels
+        parts = [levels]
     found = set()
     for part in parts:
         text = str(part).strip()

@@ -76,7 +76,7 @@ from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.world import CONTAINERS, ITEMS, NOTHING, SELF
 
 ResponseFormat = Literal["choice", "action", "free"]
-RESPONSE_FORMATS: tuple[str, ...] = ("choice", "action", "free")
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("choice", "action", "free")
 
 _T = TypeVar("_T")
 _ACTION_KEYS = ("letter", "option", "choice", "action", "answer")

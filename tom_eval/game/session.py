@@ -43,7 +43,7 @@ from tom_eval.game.turn import Lineup, Turn
 from tom_eval.game.world import NOTHING, SELF
 
 HistoryMode = Literal["none", "full", "actions"]
-HISTORY_MODES: tuple[str, ...] = ("none", "full", "actions")
+HISTORY_MODES: tuple[HistoryMode, ...] = ("none", "full", "actions")
 RequestKind = Literal["action", "reply", "answer"]
 ReplyKind = Literal["truthful", "lie", "refused", "unreadable"]
 

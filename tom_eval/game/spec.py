@@ -186,6 +186,8 @@ def _list_text(value: object) -> str:
     a list, or the text of one ("['7', '8']"). White space (line breaks too) is dropped."""
     if isinstance(value, list):
         value = ",".join(str(item) for item in value)
+    if value is None:  # `-T extras=` with nothing after it
+        return ""
     return re.sub(r"[\[\]'\"\s]", "", str(value))
 
 

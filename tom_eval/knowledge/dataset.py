@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Collection, Sequence
-from typing import Literal, TypeVar
+from typing import Literal
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from tom_eval.errors import InputError
 from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
 from tom_eval.knowledge.records import Duplicates, ErrorStory, IkdData, KnpItem, OriginalStory
+from tom_eval.task_args import names
 
 logger = logging.getLogger(__name__)
 
@@ -162,39 +162,9 @@ def source_metadata(
     return {"source": origin, "distinct_records": distinct, "duplicates": duplicates}
 
 
-def chosen_genres(genre: str | list[str] | None, present: Collection[str]) -> set[str]:
-    """`-T genre=`: one genre, several separated by commas, or a list; all when None."""
+def chosen_genres(genre: object, present: Collection[str]) -> set[str]:
+    """`-T genre=`: one genre of the data, several separated by commas, or a list; all when
+    None."""
     if genre is None:
         return set(present)
-    names = genre.split(",") if isinstance(genre, str) else genre
-    wanted = {str(name).strip() for name in names if str(name).strip()}
-    unknown = sorted(wanted - set(present))
-    if unknown or not wanted:
-        raise InputError(
-            f"genre must name genres of the data ({', '.join(sorted(present))}), "
-            f"not '{', '.join(unknown) or genre}'"
-        )
-    return wanted
-
-
-Choice = TypeVar("Choice", bound=str)
-
-
-def one_of(name: str, value: object, allowed: tuple[Choice, ...]) -> Choice:
-    """A task parameter that must be one of `allowed` (`-T` values are YAML)."""
-    for choice in allowed:
-        if value == choice:
-            return choice
-    raise InputError(f"{name} must be one of {', '.join(allowed)}, not '{value}'")
-
-
-def flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"{name} must be true or false, not '{value}'")
-    return value
-
-
-def whole_number(name: str, value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(f"{name} must be a whole number, not '{value}'")
-    return value
+    return set(names("genre", genre, sorted(present)))

@@ -47,6 +47,11 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         evals = evals_df(logs, columns=_COLUMNS, quiet=quiet)
     except Exception as error:  # Inspect raises several types for unreadable logs
         raise InputError(f"{', '.join(logs)}: cannot read the logs ({error})") from None
+    listed = set(evals["log"]) if "log" in evals else set()
+    # inspect_ai.analysis passes over, silently, a JSON log renamed from Inspect's own name.
+    warnings += [f"{log}: {UNLISTED}; skipped" for log in logs if log not in listed]
+    if not listed:
+        raise InputError(f"{', '.join(logs)}: {UNLISTED}")
     empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
     warnings += [
         without_results(log, status)
@@ -57,6 +62,12 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
     return evals, warnings
+
+
+UNLISTED = (
+    "not read as an Inspect log by inspect_ai.analysis (a JSON log must keep the name "
+    "Inspect gave it, <time>_<task>_<id>.json)"
+)
 
 
 def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:

@@ -22,6 +22,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tom_eval.files import write_atomically
 from tom_eval.json_fields import READ_ERRORS
 
 EXPORTS = "exports"
@@ -118,11 +119,9 @@ def _zip(logs: Path, target: Path) -> None:
 
 
 def write_progress(path: Path, done: int, total: int) -> None:
-    """`tom-eval export --progress FILE`: how far the export is, replaced whole."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w") as file:
-        json.dump({"done": done, "total": total, "time": time.time()}, file)
-    os.replace(temporary, path)
+    """`tom-eval export --progress FILE`: how far the export is, replaced whole (a path
+    that cannot be written is a one-line error)."""
+    write_atomically(path, json.dumps({"done": done, "total": total, "time": time.time()}))
 
 
 def _progress(path: Path) -> tuple[int, int]:

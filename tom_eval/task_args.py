@@ -1,0 +1,62 @@
+"""Task parameters (`-T name=value`) read with one-line errors, for every task.
+
+Inspect reads each value as YAML, so a parameter may arrive as another type than its
+annotation says: `-T seed=x` as text, `-T levels=` as None, `-T genre=1` as a number,
+`-T flag=maybe` as text. Each reader checks the type as well as the value, so a wrong
+value is refused in one line instead of failing deep in a task, or being used as it came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TypeVar
+
+from tom_eval.errors import InputError
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def whole_number(name: str, value: object, minimum: int | None = None) -> int:
+    """A whole number, at least `minimum` when one is given."""
+    wanted = "a whole number" if minimum is None else f"a whole number of {minimum} or more"
+    too_small = minimum is not None and isinstance(value, int) and value < minimum
+    if isinstance(value, bool) or not isinstance(value, int) or too_small:
+        raise InputError(f"{name} must be {wanted}, not '{value}'")
+    return value
+
+
+def flag(name: str, value: object) -> bool:
+    """true or false (YAML's spellings of them, which Inspect has already read)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be true or false, not '{value}'")
+    return value
+
+
+def one_of(name: str, value: object, allowed: tuple[Choice, ...]) -> Choice:
+    """One of `allowed`."""
+    for choice in allowed:
+        if value == choice:
+            return choice
+    raise InputError(f"{name} must be one of {', '.join(allowed)}, not '{value}'")
+
+
+def names(name: str, given: object, allowed: Collection[str]) -> list[str]:
+    """Names separated by commas (or the list Inspect makes of them), each in `allowed`,
+    at least one; distinct, in the order given."""
+    parts = given if isinstance(given, list) else [] if given is None else str(given).split(",")
+    wanted = list(dict.fromkeys(text for part in parts if (text := str(part).strip())))
+    unknown = [text for text in wanted if text not in allowed]
+    if unknown:
+        raise InputError(f"{name} must be among {', '.join(allowed)}, not '{', '.join(unknown)}'")
+    if not wanted:
+        raise InputError(f"{name} names nothing (choose among {', '.join(allowed)})")
+    return wanted
+
+
+def file_name(name: str, value: object) -> str | None:
+    """A file name, or None when the parameter is not given."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{name} must be a file name, not '{value}'")
+    return value
