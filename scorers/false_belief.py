@@ -2,8 +2,10 @@
 
 A task is solved only if every prompt of its eight standard stories (16 prompts) is right.
 Score.value holds numbers only: `solved` (the headline), `prompts` (share of the 16 right),
-the share right per condition, per prompt type (`reality`, `belief`) and for the original
-and reversed stories, and per perturbation when the perturbed split is on. A key that does
+`on_key` (share of the 16 whose first word names one of the two key words: a model's reply
+off key is scored wrong and counted here, never dropped), the share right per condition,
+per prompt type (`reality`, `belief`) and for the original and reversed stories, and per
+perturbation when the perturbed split is on. A key that does
 not apply to a task (a transfer condition for a contents task) is NaN, which the metrics
 skip, so each mean is over the tasks that have it.
 """
@@ -19,6 +21,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS
+from tom_eval.false_belief.parsing import on_key
 from tom_eval.false_belief.solver import FalseBeliefRecord
 
 ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
@@ -34,7 +37,7 @@ def by_family() -> Metric:
 def _metrics() -> dict[str, list[Metric]]:
     shares = (*ALL_CONDITIONS, *PROMPT_KINDS, *VERSIONS, *ALL_PERTURBATIONS)
     return {"solved": [mean(), stderr(), by_family()], "prompts": [mean(), by_family()]} | {
-        key: [mean()] for key in shares
+        key: [mean()] for key in ("on_key", *shares)
     }
 
 
@@ -43,6 +46,12 @@ def score_value(completions: Sequence[dict[str, Any]]) -> dict[str, float]:
     value = {
         "solved": float(bool(standard) and all(c["correct"] for c in standard)),
         "prompts": _share(standard),
+        "on_key": (
+            sum(on_key(c["first_word"], c["expected"], c["wrong"]) for c in standard)
+            / len(standard)
+            if standard
+            else math.nan
+        ),
     }
     for condition in ALL_CONDITIONS:
         value[condition] = _share([c for c in standard if c["condition"] == condition])

@@ -24,7 +24,13 @@ from inspect_ai.model import (
 )
 
 from tasks.false_belief import false_belief
-from tom_eval.false_belief.parsing import correct, first_word, from_logprobs, from_samples
+from tom_eval.false_belief.parsing import (
+    correct,
+    first_word,
+    from_logprobs,
+    from_samples,
+    on_key,
+)
 
 SMALL = {"contents": 2, "transfer": 2}
 
@@ -194,6 +200,24 @@ def test_answers_are_judged_by_first_words() -> None:
     assert not correct("juice", "apple juice", "orange juice")
     assert correct("nothing", None, "chocolate") and not correct("chocolate", None, "chocolate")
     assert not correct(None, None, "chocolate")
+
+
+def test_a_reply_naming_neither_key_is_counted_off_key() -> None:
+    assert on_key("apple", "apple juice", "orange juice")
+    assert on_key("oranges", "apple juice", "orange juice")  # on key, and wrong
+    assert not on_key("qwerty", "apple juice", "orange juice")
+    assert not on_key(None, "apple juice", "orange juice")
+    assert on_key("nothing", None, "chocolate") and not on_key(None, None, "chocolate")
+
+
+def test_off_key_replies_are_scored_wrong_and_counted(tmp_path: Path) -> None:
+    """A model's bad output is data: "qwerty" to every prompt is wrong and off key."""
+    output = ModelOutput.from_content("mockllm/model", "qwerty")
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    model = get_model("mockllm/model", custom_outputs=[output] * 64, memoize=False)
+    log = run(tmp_path, model)
+    assert metric(log, "on_key") == 0.0 and metric(log, "solved") == 0.0
+    assert metric(run(tmp_path / "oracle", "tom/belief-oracle"), "on_key") == 1.0
 
 
 def test_key_probabilities() -> None:

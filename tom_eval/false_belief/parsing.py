@@ -54,6 +54,15 @@ def correct(word: str | None, expected: str | None, wrong: str) -> bool:
     return word is not None and not names(word, wrong)
 
 
+def on_key(word: str | None, expected: str | None, wrong: str) -> bool:
+    """Whether a first word is an answer the battery can score as meant: it names one of
+    the two key words, or, where no key is expected (a protagonist who cannot read), it is
+    a word at all. A reply off key is scored wrong, as in the paper, and counted apart."""
+    if expected is None:
+        return word is not None
+    return names(word, expected) or names(word, wrong)
+
+
 @dataclass(frozen=True, slots=True)
 class KeyProbability:
     """P(key 1) and P(key 2) renormalised over the pair, and how they were estimated."""

@@ -17,6 +17,7 @@ import pandas as pd
 from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
 from tom_eval.errors import InputError
+from tom_eval.false_belief.parsing import on_key
 from tom_eval.report.charts import save
 from tom_eval.report.logs import changed_settings, json_object, label_runs
 from tom_eval.report.section import Context
@@ -91,6 +92,7 @@ def _section(prompts: pd.DataFrame, steps: pd.DataFrame, out: Path) -> list[str]
         "solved_contents",
         "solved_transfer",
         "prompts",
+        "on_key",
         "false_belief_belief",
         "controls",
         "reality",
@@ -108,7 +110,9 @@ def _section(prompts: pd.DataFrame, steps: pd.DataFrame, out: Path) -> list[str]
         "",
         "Shares are over the standard stories' prompts (false belief belief: the belief "
         "prompts of the false-belief stories; controls: every prompt of the true-belief "
-        "controls); perturbations are scored apart. The solved interval is Wilson's, 95%.",
+        "controls); perturbations are scored apart. On key: the share of those prompts whose "
+        "first word names one of the two key words (the rest are scored wrong). The solved "
+        "interval is Wilson's, 95%.",
         "",
         markdown(view),
         "",
@@ -204,6 +208,7 @@ def summary(prompts: pd.DataFrame) -> pd.DataFrame:
             of_family = tasks[tasks["family"] == family]["solved"]
             row[f"solved_{family}"] = of_family.mean() if len(of_family) else float("nan")
         row["prompts"] = standard["correct"].mean()
+        row["on_key"] = standard[["first_word", "expected", "wrong"]].apply(_on_key, axis=1).mean()
         row["false_belief_belief"] = standard[false_belief & (standard["kind"] == "belief")][
             "correct"
         ].mean()
@@ -217,6 +222,12 @@ def summary(prompts: pd.DataFrame) -> pd.DataFrame:
         row["estimators"] = ", ".join(sorted(set(group["estimator"])))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _on_key(prompt: pd.Series) -> bool:
+    # No word and no expected key arrive as None or NaN, by how the log was read.
+    word, expected, wrong = (value if isinstance(value, str) else None for value in prompt)
+    return on_key(word, expected, str(wrong))
 
 
 def sentence_curves(steps: pd.DataFrame, run: str, path: Path) -> Path | None:
