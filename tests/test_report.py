@@ -247,6 +247,25 @@ def test_a_run_missing_an_expected_action_is_named_under_the_summary(
     assert "-T sample=N" in summary
 
 
+def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
+    from tasks.false_belief import false_belief
+
+    battery = tmp_path / "battery"
+    inspect_eval(
+        false_belief(contents=1, transfer=1),
+        model="tom/belief-oracle",
+        log_dir=str(battery),
+        display="none",
+    )
+    out = tmp_path / "out"
+    assert main(["report", str(logs), str(battery), "--out", str(out), "--quiet"]) == 0
+    assert (out / "false_belief.csv").is_file() and (out / "summary.csv").is_file()
+    (out / "notes.txt").write_text("mine")
+    assert main(["report", str(logs), "--out", str(out), "--quiet"]) == 0
+    assert not (out / "false_belief.csv").exists()  # the earlier report's, not this one's
+    assert (out / "summary.csv").is_file() and (out / "notes.txt").read_text() == "mine"
+
+
 def test_the_mastery_table(logs: Path, report: tuple[str, Path]) -> None:
     frame = trials(logs)
     categories = yaml.safe_load((ROOT / "scenarios" / "mastery.yaml").read_text())["categories"]

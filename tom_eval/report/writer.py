@@ -1,7 +1,14 @@
-"""report.md: each task's section over its own logs, warnings first."""
+"""report.md: each task's section over its own logs, warnings first.
+
+A report written into the folder of an earlier one replaces it: the files the earlier
+report wrote and this one does not (another task's CSV, say) are removed, so the folder
+never mixes two reports. The folder's `.report-files` lists what the last report wrote;
+nothing else in the folder is touched.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,6 +39,8 @@ def write_report(
         logs = ", ".join(str(path) for path in paths)
         raise InputError(f"{logs}: no tom-eval run with scored samples{skipped}")
     make_folder(out)
+    earlier = _written_before(out)
+    started = time.time_ns()
     context = Context(out, examples, quiet, warnings)
     body = []
     for section in sections:
@@ -42,4 +51,25 @@ def write_report(
     lines = ["# tom-eval report", "", *warned, *([""] if warned else []), *body]
     path = out / "report.md"
     write_atomically(path, "\n".join(lines))
+    written = sorted(
+        file.name
+        for file in out.iterdir()
+        if file.is_file() and file.name != FILES and file.stat().st_mtime_ns >= started
+    )
+    for name in sorted(set(earlier) - set(written)):
+        (out / name).unlink(missing_ok=True)
+    write_atomically(out / FILES, "".join(f"{name}\n" for name in written))
     return path, context.warnings
+
+
+FILES = ".report-files"
+"""The files the last report wrote into its folder, one name a line."""
+
+
+def _written_before(out: Path) -> list[str]:
+    """What the folder's earlier report wrote (names only: nothing outside the folder)."""
+    try:
+        names = (out / FILES).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [name for name in names if name and Path(name).name == name and name != FILES]
