@@ -176,6 +176,18 @@ def test_a_run_split_across_files_becomes_one_log_scored_like_a_live_run(
         (
             {
                 "m_1771500000_game_data.json": run_json(
+                    [
+                        record(
+                            "12-0A-r1", "Pass", question="I am going to ask you what is in the urn."
+                        )
+                    ]
+                )
+            },
+            "scenario 12-0A-r1 asked about the urn in the run but about the",
+        ),
+        (
+            {
+                "m_1771500000_game_data.json": run_json(
                     [record("12-0A-r1", "Pass", history_mode="full")]
                 )
             },

@@ -93,17 +93,19 @@ def import_runs(
     ]
     runs = [run for run in runs if run.name not in imported]
     scenarios = scenario_file or find_scenario_file(paths)
-    known = {record.key for record in read_scenarios(scenarios)}
+    questions = {record.key: record.scenario.question for record in read_scenarios(scenarios)}
     playable = []
     for run in runs:
-        missing = next((trial for trial in run.trials if trial.key not in known), None)
-        if missing is None:
+        problem = next(
+            (found for trial in run.trials if (found := _mismatch(trial, questions, scenarios))),
+            None,
+        )
+        if problem is None:
             playable.append(run)
-            continue
-        problem = f"{missing.source}: scenario {missing.key} is not in {scenarios}"
-        if not skip_bad:
+        elif skip_bad:
+            skipped.append(problem)
+        else:
             raise InputError(problem)
-        skipped.append(problem)
     created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -127,6 +129,21 @@ def import_runs(
         if created and not moved and not any(out.iterdir()):
             out.rmdir()
     return moved, skipped
+
+
+def _mismatch(trial: RecordedTrial, questions: Mapping[str, str], scenarios: Path) -> str | None:
+    """Why the trial's scenario in `scenarios` is not the one the run played, if it is not:
+    missing, or asking about another container (a scenario file of another seed or tool
+    reuses the keys with other stories)."""
+    if trial.key not in questions:
+        return f"{trial.source}: scenario {trial.key} is not in {scenarios}"
+    recorded, ours = trial.question_container, questions[trial.key]
+    if recorded is not None and recorded != ours:
+        return (
+            f"{trial.source}: scenario {trial.key} asked about the {recorded} in the run but "
+            f"about the {ours} in {scenarios}: not the scenario file the run played"
+        )
+    return None
 
 
 def already_imported(out: Path) -> dict[str, str]:

@@ -57,6 +57,9 @@ class RecordedTrial:
     free_response: bool
     lose: bool
     """Whether the rules made a wrong answer cost a point."""
+    question_container: str | None = None
+    """The container A's question was about, as the run recorded it (None if it did not):
+    what tells a run apart from a scenario file it did not play."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,14 @@ def _trial(where: str, record: Any) -> RecordedTrial:
         free_response=fields.boolean("free_response", default=False),
         # Early files hold null for lose: the rule was off.
         lose=bool(fields.data.get("lose")),
+        question_container=_question_container(fields.data.get("question")),
     )
+
+
+def _question_container(question: object) -> str | None:
+    """ "I am going to ask you what is in the bag." -> "bag"."""
+    found = re.search(r"what is in the (\w+)", question) if isinstance(question, str) else None
+    return found.group(1) if found else None
 
 
 def read_runs(paths: Sequence[Path], skip_bad: bool = False) -> tuple[list[RecordedRun], list[str]]:
