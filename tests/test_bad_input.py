@@ -339,6 +339,12 @@ CASES = [
         ("report",),
     ),
     Case(
+        "report, logs and --compare at once",
+        lambda d: ["report", "logs", "--compare", "a", "b", "--out", "report"],
+        "report: give log directories, or --compare A B, not both",
+        ("report",),
+    ),
+    Case(
         "false-belief-items, ten million tasks",
         lambda d: ["false-belief-items", "--contents", "10000000", "--out", "items.jsonl"],
         "10,000,000 contents + 20 transfer tasks is more than the 100,000 generated at once",

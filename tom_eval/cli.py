@@ -74,6 +74,10 @@ def _report(args: argparse.Namespace) -> int:
     from tom_eval.report.writer import write_report
 
     quiet = args.quiet
+    if args.examples < 0:
+        raise InputError(f"report: --examples must be 0 or more, got {args.examples}")
+    if args.compare and args.logs:
+        raise InputError("report: give log directories, or --compare A B, not both")
     if args.compare:
         first, second = (analysis.load([Path(side)], quiet) for side in args.compare)
         for side, results in zip(args.compare, (first, second), strict=True):
@@ -91,8 +95,6 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     if not args.logs:
         raise InputError("report: give one or more log directories, or --compare A B")
-    if args.examples < 0:
-        raise InputError(f"report: --examples must be 0 or more, got {args.examples}")
     paths = [Path(path) for path in args.logs]
     written, warnings = write_report(paths, report_sections(), args.out, args.examples, quiet)
     for warning in warnings:

@@ -1,10 +1,12 @@
 """Typed access to the fields of a JSON object read from a user's file, failing with one
-line that names the place (file, line or item) and the problem."""
+line that names the place (file, line or item) and the problem; and reading a user's YAML
+file (the mastery categories, a prior) the same way."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from tom_eval.errors import InputError
@@ -32,6 +34,24 @@ def load_json(text: str, where: str, one_line: bool = False) -> Any:
         return json.loads(text)
     except READ_ERRORS as error:
         raise InputError(f"{where}: {json_problem(error, one_line)}") from None
+
+
+def read_yaml(path: Path) -> Any:
+    """A YAML file's document, with any refusal an InputError naming the file and saying
+    what is wrong (where YAML can tell: the line and column of a cut-off file)."""
+    # Imported here: PyYAML takes about 10 ms to load, which `tom-eval check` need not pay.
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to read") from None
+    except yaml.YAMLError as error:
+        raise InputError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None
 
 
 class JsonFields:

@@ -16,18 +16,13 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
-
 from tom_eval.coherence.worlds import Domain, Task, answers, items
 from tom_eval.errors import InputError
+from tom_eval.json_fields import read_yaml
 
 
 def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> dict[str, float]:
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, RecursionError, yaml.YAMLError) as error:
-        reason = getattr(error, "strerror", None) or type(error).__name__
-        raise InputError(f"{path}: cannot read the prior ({reason})") from None
+    document = read_yaml(path)
     if not isinstance(document, dict) or not document:
         raise InputError(f"{path}: a prior maps answer keys to weights")
     prior: dict[str, float] = {}

@@ -11,6 +11,7 @@ from typing import Any
 
 from tom_eval.errors import InputError
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
+from tom_eval.json_fields import read_yaml
 
 EXTRAS: tuple[str, ...] = ("0A", "0B", "1A", "1B")
 ANSWERERS: tuple[str, ...] = ("Self", "Teammate", "Opponent")
@@ -230,20 +231,8 @@ class Mastery:
 
 def read_mastery(path: Path | None = None) -> Mastery:
     """Read and validate the mastery categories file."""
-    # Imported here: PyYAML takes about 10 ms to load, which `tom-eval check` need not pay.
-    import yaml
-
     path = path or default_mastery_file()
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from error
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
-    except RecursionError:
-        raise InputError(f"{path}: nested too deeply to read") from None
-    except yaml.YAMLError as error:
-        raise InputError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from error
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a mapping at the top level")
     try:
