@@ -8,7 +8,6 @@ nothing else in the folder is touched.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,8 +38,7 @@ def write_report(
         logs = ", ".join(str(path) for path in paths)
         raise InputError(f"{logs}: no tom-eval run with scored samples{skipped}")
     make_folder(out)
-    earlier = _written_before(out)
-    started = time.time_ns()
+    earlier, before = _written_before(out), _files(out)
     context = Context(out, examples, quiet, warnings)
     body = []
     for section in sections:
@@ -51,11 +49,8 @@ def write_report(
     lines = ["# tom-eval report", "", *warned, *([""] if warned else []), *body]
     path = out / "report.md"
     write_atomically(path, "\n".join(lines))
-    written = sorted(
-        file.name
-        for file in out.iterdir()
-        if file.is_file() and file.name != FILES and file.stat().st_mtime_ns >= started
-    )
+    # Written now: new, or changed since (every writer replaces or rewrites a whole file).
+    written = sorted(name for name, seen in _files(out).items() if before.get(name) != seen)
     for name in sorted(set(earlier) - set(written)):
         (out / name).unlink(missing_ok=True)
     write_atomically(out / FILES, "".join(f"{name}\n" for name in written))
@@ -64,6 +59,15 @@ def write_report(
 
 FILES = ".report-files"
 """The files the last report wrote into its folder, one name a line."""
+
+
+def _files(out: Path) -> dict[str, tuple[int, int, int]]:
+    """The folder's files (but the list itself), each with its inode, size and mtime."""
+    return {
+        file.name: (status.st_ino, status.st_size, status.st_mtime_ns)
+        for file in out.iterdir()
+        if file.name != FILES and file.is_file() and (status := file.stat())
+    }
 
 
 def _written_before(out: Path) -> list[str]:
