@@ -247,6 +247,16 @@ def test_a_run_missing_an_expected_action_is_named_under_the_summary(
     assert "-T sample=N" in summary
 
 
+def test_a_log_given_by_a_relative_path_is_reported_without_a_warning(
+    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(logs.parent)
+    log = next(logs.glob("*.eval"))
+    relative = str(log.relative_to(logs.parent))
+    assert main(["report", relative, "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "skipped" not in capsys.readouterr().err
+
+
 def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
     from tasks.false_belief import false_belief
 

@@ -50,6 +50,8 @@ def read_yaml(path: Path) -> Any:
         raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
+    except ValueError as error:  # a value YAML types but cannot build, e.g. 2024-13-01
+        raise InputError(f"{path}: not valid YAML ({error})") from None
     except yaml.YAMLError as error:
         raise InputError(f"{path}: not valid YAML ({' '.join(str(error).split())})") from None
 

@@ -80,7 +80,7 @@ def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
         found = (
             [_local(info.name) for info in list_eval_logs(str(path))]
             if path.is_dir()
-            else [str(path)]
+            else [str(path.resolve())]  # evals_df names a log by its absolute path
         )
         for log in found:
             try:

@@ -52,11 +52,16 @@ def write_report(
     # Written now: new, or changed since (every writer replaces or rewrites a whole file).
     written = sorted(name for name, seen in _files(out).items() if before.get(name) != seen)
     for name in sorted(set(earlier) - set(written)):
-        (out / name).unlink(missing_ok=True)
+        stale = out / name
+        # Only what a report writes: an Inspect log written beside it while it ran is kept.
+        if stale.suffix in REPORT_SUFFIXES and stale.is_file():
+            stale.unlink(missing_ok=True)
     write_atomically(out / FILES, "".join(f"{name}\n" for name in written))
     return path, context.warnings
 
 
+REPORT_SUFFIXES = (".md", ".csv", ".png")
+"""The kinds of file a report writes; no other is ever removed."""
 FILES = ".report-files"
 """The files the last report wrote into its folder, one name a line."""
 
