@@ -13,7 +13,7 @@ skip, so each mean is over the tasks that have it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, metric, scorer, stderr
@@ -46,12 +46,7 @@ def score_value(completions: Sequence[dict[str, Any]]) -> dict[str, float]:
     value = {
         "solved": float(bool(standard) and all(c["correct"] for c in standard)),
         "prompts": _share(standard),
-        "on_key": (
-            sum(on_key(c["first_word"], c["expected"], c["wrong"]) for c in standard)
-            / len(standard)
-            if standard
-            else math.nan
-        ),
+        "on_key": _share(standard, lambda c: on_key(c["first_word"], c["expected"], c["wrong"])),
     }
     for condition in ALL_CONDITIONS:
         value[condition] = _share([c for c in standard if c["condition"] == condition])
@@ -64,10 +59,14 @@ def score_value(completions: Sequence[dict[str, Any]]) -> dict[str, float]:
     return value
 
 
-def _share(completions: Sequence[dict[str, Any]]) -> float:
+def _share(
+    completions: Sequence[dict[str, Any]],
+    counted: Callable[[dict[str, Any]], bool] = lambda completion: bool(completion["correct"]),
+) -> float:
+    """The share of `completions` that are `counted` (right, by default); NaN for none."""
     if not completions:
         return math.nan
-    return sum(1 for c in completions if c["correct"]) / len(completions)
+    return sum(1 for c in completions if counted(c)) / len(completions)
 
 
 _OUTCOME = (

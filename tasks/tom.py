@@ -165,7 +165,11 @@ def _ladder(
 ) -> tuple[list[ScenarioRecord], dict[str, object]]:  # fmt: skip
     """A ladder's scenarios, and what the task's metadata says of it: the ladder, its
     levels, and the base stories that could not climb to the top (by the level reached)."""
-    one_of("ladder", ladder, LADDERS)
+    chosen_ladder = one_of("ladder", ladder, LADDERS)
     chosen = parse_levels(levels)
-    records, climbed = ladder_records(ids, reps, seed, str(ladder), chosen)
-    return records, {"ladder": ladder, "levels": list(chosen), "ladder_stopped": climbed.stopped}
+    records, climbed = ladder_records(ids, reps, seed, chosen_ladder, chosen)
+    return records, {
+        "ladder": chosen_ladder,
+        "levels": list(chosen),
+        "ladder_stopped": climbed.stopped,
+    }

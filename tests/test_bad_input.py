@@ -327,6 +327,12 @@ CASES = [
         ("s",),
     ),
     Case(
+        "serve, a study that selects no scenario creates no folder",
+        lambda d: ["serve", "--data-dir", "s", "--ids", "999"],
+        "unknown Id 999",
+        ("s",),
+    ),
+    Case(
         "serve, --data-dir a file",
         lambda d: ["serve", "--data-dir", str(write(d / "plain", "x"))],
         "plain is a file, not a folder",

@@ -127,7 +127,7 @@ def _serve(args: argparse.Namespace) -> int:
             ) from None
     public_urls = tuple(public_url(url) for url in args.public_url)
     check_address(args.host, args.port)
-    _check_data_dir(args.data_dir)
+    writable_folder(args.data_dir, create=False)  # `open_design` makes it, owner-only
     given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
     if "scenario_file" in given:
         given["scenario_file"] = str(Path(given["scenario_file"]).resolve())
@@ -159,15 +159,6 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"serving on {served}", flush=True)
     server.run()
     return 0
-
-
-def _check_data_dir(data_dir: Path) -> None:
-    """The study folder is a folder, or can be made in the nearest folder that exists;
-    nothing is created here (`open_design` makes it owner-only)."""
-    existing = next(folder for folder in (data_dir, *data_dir.parents) if folder.exists())
-    if not existing.is_dir():
-        raise InputError(f"{data_dir}: {existing} is a file, not a folder")
-    writable_folder(existing, data_dir)
 
 
 def check_address(host: str, port: int) -> None:

@@ -19,21 +19,23 @@ def usual_mode() -> int:
     return 0o666 & ~umask
 
 
-def writable_folder(folder: Path, named: Path | None = None) -> None:
+def writable_folder(folder: Path, named: Path | None = None, create: bool = True) -> None:
     """`folder` exists (created with its parents if needed) and can be written in; errors
-    name `named` (the file to be written in it), else the folder."""
-    for ancestor in (folder, *folder.parents):
-        if ancestor.exists():
-            if not ancestor.is_dir():
-                raise InputError(f"{named or folder}: {ancestor} is a file, not a folder")
-            break
+    name `named` (the file to be written in it), else the folder. With `create` false
+    nothing is made: the nearest of the folder and its parents that exists must be a folder
+    that can be written in (a command that may still refuse later checks first)."""
+    existing = next(ancestor for ancestor in (folder, *folder.parents) if ancestor.exists())
+    if not existing.is_dir():
+        raise InputError(f"{named or folder}: {existing} is a file, not a folder")
+    probed = folder if create else existing
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=probed):
             pass
     except OSError as error:
         raise InputError(
-            f"{named or folder}: cannot write in {folder} ({error.strerror})"
+            f"{named or folder}: cannot write in {probed} ({error.strerror})"
         ) from None
 
 

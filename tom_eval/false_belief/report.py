@@ -208,7 +208,8 @@ def summary(prompts: pd.DataFrame) -> pd.DataFrame:
             of_family = tasks[tasks["family"] == family]["solved"]
             row[f"solved_{family}"] = of_family.mean() if len(of_family) else float("nan")
         row["prompts"] = standard["correct"].mean()
-        row["on_key"] = standard[["first_word", "expected", "wrong"]].apply(_on_key, axis=1).mean()
+        on_key_shares = standard[["first_word", "expected", "wrong"]].apply(_on_key, axis=1)
+        row["on_key"] = float(on_key_shares.mean()) if len(standard) else float("nan")
         row["false_belief_belief"] = standard[false_belief & (standard["kind"] == "belief")][
             "correct"
         ].mean()

@@ -28,6 +28,7 @@ from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage, get_model
 
 from tom_eval.errors import InputError
+from tom_eval.files import writable_folder
 from tom_eval.game.recorded_runs import RecordedRun, RecordedTrial, read_runs
 from tom_eval.game.scenario_file import read_scenarios
 from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
@@ -84,7 +85,7 @@ def import_runs(
     """One Inspect log per run in `out`, and what was skipped (with `skip_bad`);
     `progress` hears of each run as it is imported."""
     runs, skipped = read_runs(paths, skip_bad)
-    _check_out(out)
+    writable_folder(out, create=False)
     imported = already_imported(out)
     skipped += [
         f"{run.name}: already imported in {imported[run.name]}"
@@ -92,6 +93,8 @@ def import_runs(
         if run.name in imported
     ]
     runs = [run for run in runs if run.name not in imported]
+    if not runs:
+        return [], skipped
     scenarios = scenario_file or find_scenario_file(paths)
     questions = {record.key: record.scenario.question for record in read_scenarios(scenarios)}
     playable = []
@@ -160,16 +163,6 @@ def already_imported(out: Path) -> dict[str, str]:
         if isinstance(imported, dict) and isinstance(imported.get("run"), str):
             found[imported["run"]] = Path(info.name).name
     return found
-
-
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out}: not a folder")
-    parent = out.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise InputError(f"{out}: lies under a file, {parent}")
 
 
 def _replay(run: RecordedRun, scenarios: Path, log_dir: Path) -> Path:

@@ -94,6 +94,13 @@ _QUESTION = re.compile(
 )
 
 
+def asked_container(question: str) -> str | None:
+    """The container a question line asks about ("I am going to ask you what is in the
+    bag." -> "bag"; the reference's runs record the same line), None for other text."""
+    asked = _QUESTION.match(question.strip())
+    return asked["container"] if asked else None
+
+
 def read_story(story: str, question: str) -> Observation:
     """The inverse of `narrate` and `question_line`: what A perceived, from the text A read.
 

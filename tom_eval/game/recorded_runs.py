@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tom_eval.errors import InputError
+from tom_eval.game.narration import asked_container
 from tom_eval.json_fields import JsonFields
 
 _FILE_NAME = re.compile(r"(?P<run>.+)_(?P<time>\d{9,11})_game_data\.json")
@@ -169,7 +170,7 @@ def _trial(where: str, record: Any) -> RecordedTrial:
         fields.fail("not a trial of player A")
     if fields.data.get("history_mode", "none") not in ("none", None):
         fields.fail("played with earlier scenarios in the prompt (history mode): not importable")
-    reply = fields.get("action")
+    reply, question = fields.get("action"), fields.data.get("question")
     if not isinstance(reply, str):
         fields.fail(f"'action' must be the reply's text, got {reply!r}")
     return RecordedTrial(
@@ -182,14 +183,8 @@ def _trial(where: str, record: Any) -> RecordedTrial:
         free_response=fields.boolean("free_response", default=False),
         # Early files hold null for lose: the rule was off.
         lose=bool(fields.data.get("lose")),
-        question_container=_question_container(fields.data.get("question")),
+        question_container=asked_container(question) if isinstance(question, str) else None,
     )
-
-
-def _question_container(question: object) -> str | None:
-    """ "I am going to ask you what is in the bag." -> "bag"."""
-    found = re.search(r"what is in the (\w+)", question) if isinstance(question, str) else None
-    return found.group(1) if found else None
 
 
 def read_runs(paths: Sequence[Path], skip_bad: bool = False) -> tuple[list[RecordedRun], list[str]]:
