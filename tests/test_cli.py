@@ -125,6 +125,22 @@ def test_a_bad_file_through_the_real_process_prints_no_traceback(tmp_path: Path)
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("ids", ["7", "mastery"])
+def test_a_mastery_file_naming_an_unknown_id_is_refused_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ids: str
+) -> None:
+    mastery = tmp_path / "mastery.yaml"
+    mastery.write_text(
+        "mastery_ids: [7, 8]\ncategories:\n  - name: Self\n    components:\n"
+        "      - {ids: [7, 98], expected: Pass, weight: 1, success: optimal}\n"
+    )
+    out = tmp_path / "s.jsonl"
+    args = ["generate", "--mastery", str(mastery), "--ids", ids, "--out", str(out)]
+    code, _, stderr = run(capsys, *args)
+    assert code == 2 and not out.exists()
+    assert stderr == f"tom-eval: error: {mastery}: Id 98 is not in the spec table (it has Ids 1-39)\n"
+
+
 def test_id_selections() -> None:
     assert parse_ids("7,8,12-13", list(range(1, 40)), ()) == [7, 8, 12, 13]
     assert parse_ids("mastery", list(range(1, 40)), (7, 8)) == [7, 8]

@@ -257,6 +257,21 @@ def test_a_log_given_by_a_relative_path_is_reported_without_a_warning(
     assert "skipped" not in capsys.readouterr().err
 
 
+def test_a_log_in_a_hidden_folder_is_named_and_not_counted(
+    logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    shutil.copytree(logs, folder)
+    staging = folder / ".import-x"  # what a killed `tom-eval import-runs` leaves behind
+    staging.mkdir()
+    shutil.copy(next(logs.glob("*.eval")), staging)
+    for source, out in ((logs, "plain"), (folder, "hidden")):
+        assert main(["report", str(source), "--out", str(tmp_path / out), "--quiet"]) == 0
+    assert ".import-x" in capsys.readouterr().err
+    summaries = [(tmp_path / out / "summary.csv").read_text() for out in ("plain", "hidden")]
+    assert summaries[0] == summaries[1]
+
+
 def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
     from tasks.false_belief import false_belief
 

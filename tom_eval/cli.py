@@ -23,7 +23,15 @@ from tom_eval.game.epistemics import observe
 from tom_eval.game.generation import generate
 from tom_eval.game.narration import narrate, question_line
 from tom_eval.game.scenario_file import read_scenarios, write_scenarios
-from tom_eval.game.spec import EXTRAS, parse_extras, parse_ids, read_mastery, read_spec, select_rows
+from tom_eval.game.spec import (
+    EXTRAS,
+    check_mastery_ids,
+    parse_extras,
+    parse_ids,
+    read_mastery,
+    read_spec,
+    select_rows,
+)
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 
@@ -37,6 +45,8 @@ def _generate(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     spec = read_spec(args.spec)
     mastery = read_mastery(args.mastery)
+    if args.mastery is not None or str(args.ids).strip() == "mastery":
+        check_mastery_ids(mastery, spec, args.mastery)
     ids = parse_ids(args.ids, [row.id for row in spec], mastery.mastery_ids)
     rows = select_rows(spec, ids, parse_extras(args.extras))
     generated = generate(rows, args.reps, args.seed)

@@ -242,6 +242,19 @@ def read_mastery(path: Path | None = None) -> Mastery:
         raise InputError(f"{path}: malformed mastery data ({error})") from error
 
 
+def check_mastery_ids(mastery: Mastery, rows: list[SpecRow], path: Path | None = None) -> None:
+    """Every Id the mastery file names is in the spec table; else `--ids mastery` would ask
+    for rows that do not exist, and the error would not say which file named them."""
+    known = {row.id for row in rows}
+    named = [*mastery.mastery_ids, *(i for category in mastery.categories for i in category.ids)]
+    unknown = sorted(set(named) - known)
+    if unknown:
+        raise InputError(
+            f"{path or default_mastery_file()}: Id {unknown[0]} is not in the spec table "
+            f"(it has {_ranges(known)})"
+        )
+
+
 def _list(path: Path, data: dict[str, Any], key: str) -> list[Any]:
     value = data.get(key)
     if not isinstance(value, list) or not value:

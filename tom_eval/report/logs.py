@@ -83,6 +83,12 @@ def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
             else [str(path.resolve())]  # evals_df names a log by its absolute path
         )
         for log in found:
+            if path.is_dir() and _in_hidden_folder(path, log):
+                warnings.append(
+                    f"{log}: in a hidden folder (such as the staging folder of an "
+                    "interrupted tom-eval import-runs); skipped"
+                )
+                continue
             try:
                 read_eval_log(log, header_only=True)
             except Exception as error:  # Inspect raises several types for unreadable logs
@@ -90,6 +96,16 @@ def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
                 continue
             logs.append(log)
     return logs, warnings
+
+
+def _in_hidden_folder(folder: Path, log: str) -> bool:
+    """Whether `log` lies in a folder below `folder` whose name starts with a dot: not the
+    user's runs, and counting them would count some runs twice."""
+    try:
+        parts = Path(log).parent.resolve().relative_to(folder.resolve()).parts
+    except ValueError:  # a linked folder that lies elsewhere
+        return False
+    return any(part.startswith(".") for part in parts)
 
 
 def _local(name: str) -> str:
