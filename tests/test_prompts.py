@@ -8,16 +8,22 @@ from tom_eval.game.decisions import Action
 from tom_eval.game.generation import generate
 from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat
 from tom_eval.game.prompts import (
+    Said,
     action_prompt,
     answer_prompt,
     choice_options,
+    read_asker,
     read_prompt,
+    read_said,
+    reply_request,
     reply_text,
     rules_text,
+    told_text,
 )
 from tom_eval.game.rules import Rules
 from tom_eval.game.spec import read_spec
 from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
+from tom_eval.game.world import CONTAINERS, ITEMS, NOTHING
 
 ROWS = [row for row in read_spec() if row.extra in ("0A", "1B")]
 GENERATED = generate(ROWS, 1, 11)
@@ -113,3 +119,15 @@ def test_prompt_layout_is_stable() -> None:
 def test_the_rules_name_the_scenarios_containers() -> None:
     text = rules_text(DEFAULT_LINEUP, Rules(), ("crate", "jar"))
     assert "two containers: a crate and a jar" in text
+
+
+@pytest.mark.parametrize("contents", [*ITEMS, NOTHING])
+@pytest.mark.parametrize("container", CONTAINERS)
+def test_the_lines_a_player_says_to_a_read_back(container: str, contents: str) -> None:
+    ask = Action("ask", "C", container)
+    assert read_said(reply_text(ask, contents)) == Said("C", container, contents, replied=True)
+    told = told_text("B", container, contents)
+    assert read_said(told) == Said("B", container, contents, replied=False)
+    assert read_asker(reply_request("D", container, "free")) == "D"
+    assert read_said(reply_request("D", container, "free")) is None
+    assert read_asker(told) is None

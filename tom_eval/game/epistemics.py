@@ -24,6 +24,7 @@ from tom_eval.game.world import (
     Leave,
     Move,
     Put,
+    Room,
     Scenario,
     touches,
 )
@@ -53,13 +54,19 @@ class Observation:
     answerer: str
 
 
+def perceives(viewer: str, room: Room, event: Event) -> bool:
+    """The one rule of what a player perceives of an event in `room` (the room as it was
+    before the event): every leave and enter, and puts and moves while inside."""
+    return isinstance(event, (Leave, Enter)) or viewer in room.present
+
+
 def observe(scenario: Scenario, viewer: str = SELF) -> Observation:
-    """What `viewer` perceives: every leave and enter, and puts and moves while inside."""
+    """What `viewer` perceives of the scenario, by `perceives`."""
     rooms = scenario.rooms
     visible = tuple(
         event
         for room, event in zip(rooms, scenario.events, strict=False)
-        if isinstance(event, (Leave, Enter)) or viewer in room.present
+        if perceives(viewer, room, event)
     )
     return Observation(
         viewer,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tom_eval.errors import InputError
-from tom_eval.game.epistemics import assess_steps, observe
+from tom_eval.game.epistemics import assess_steps, observe, perceives
 from tom_eval.game.oracle import Solution, solve
 from tom_eval.game.spec import EXTRAS, SpecRow, scenario_key
 from tom_eval.game.validation import ANSWERER_ROLES, extra_group_violations, generator_violations
@@ -216,7 +216,7 @@ def _matching_prefixes(row: SpecRow, scenario: Scenario) -> Iterator[Scenario]:
     opponents = (scenario.answerer,) if scenario.answerer in OPPONENTS else OPPONENTS
     seen = 0
     for length, (room, event) in enumerate(zip(rooms, scenario.events, strict=False), 1):
-        if isinstance(event, (Leave, Enter)) or SELF in room.present:
+        if perceives(SELF, room, event):
             seen += 1
         step = steps[seen]
         if step.label(SELF) != row.self_label or step.label(TEAMMATE) != row.teammate_label:

@@ -23,7 +23,6 @@ import asyncio
 import hashlib
 import json
 import random
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import ClassVar
@@ -40,8 +39,10 @@ from tom_eval.game.prompts import (
     NotAGamePrompt,
     PromptView,
     choice_options,
+    read_asker,
     read_game_turn,
     read_prompt,
+    read_said,
 )
 from tom_eval.game.rules import always_truthful_to
 from tom_eval.game.world import NOTHING, SELF, Enter, Leave
@@ -105,12 +106,6 @@ def _options(view: PromptView, seed: str) -> list[Action]:
     return choice_options(view.observation, belief, view.players, seed)
 
 
-_SAID = r"the (?P<container>\w+) contains (?:an? )?(?P<contents>\w+)\.$"
-_REPLY = re.compile(rf"^(?P<player>[A-DN]) replies: {_SAID}")
-_TOLD = re.compile(rf"^(?P<player>[A-DN]) tells you: {_SAID}")
-_ASKS = re.compile(rf"^(?P<player>[A-D]){ASKS_YOU}")
-
-
 def respond(
     policy: str,
     conversation: Sequence[tuple[str, str]],
@@ -135,7 +130,7 @@ def respond(
         view = forget(view, memory)
     if ANSWER_REQUEST in request:
         return _contents_reply(view, best_answer(view, lines))
-    asked_by = next((match["player"] for line in lines if (match := _ASKS.match(line))), None)
+    asked_by = next((asker for line in lines if (asker := read_asker(line))), None)
     if asked_by is not None and ASKS_YOU in request:
         # Reference players tell their own side what they know and give the other side
         # nothing: a reply to an opponent can only help it.
@@ -189,17 +184,17 @@ def best_answer(view: PromptView, lines: list[str]) -> str:
     assessment = assess(view.observation)
     question = view.observation.question
     for line in lines:
-        said = _REPLY.match(line) or _TOLD.match(line)
-        if said is None or said["container"] != question:
+        said = read_said(line)
+        if said is None or said.container != question:
             continue
-        if not always_truthful_to(said["player"], SELF):
+        if not always_truthful_to(said.player, SELF):
             continue
-        if said.re is _REPLY:
-            usable = assessment.statuses.get(said["player"]) == "true"
+        if said.replied:
+            usable = assessment.statuses.get(said.player) == "true"
         else:
             usable = assessment.statuses[SELF] != "true"
         if usable:
-            return said["contents"]
+            return said.contents
     return assessment.self_belief or NOTHING
 
 

@@ -234,6 +234,37 @@ def reply_text(action: Action, reply: str) -> str:
     return f"{action.player} replies: the {action.container} contains {_contents(reply)}."
 
 
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A line in which another player tells A what a container holds."""
+
+    player: str
+    container: str
+    contents: str
+    replied: bool
+    """A reply to A's Ask (`reply_text`), not a Tell (`told_text`)."""
+
+
+_SAID = r"the (?P<container>\w+) contains (?:an? )?(?P<contents>\w+)\.$"
+_REPLIES = re.compile(rf"^(?P<player>[A-DN]) replies: {_SAID}")
+_TELLS = re.compile(rf"^(?P<player>[A-DN]) tells you: {_SAID}")
+_ASKS = re.compile(rf"^(?P<player>[A-D]){ASKS_YOU}")
+
+
+def read_said(line: str) -> Said | None:
+    """The inverse of `reply_text` and `told_text`; None for any other line."""
+    found = _REPLIES.match(line) or _TELLS.match(line)
+    if found is None:
+        return None
+    return Said(found["player"], found["container"], found["contents"], found.re is _REPLIES)
+
+
+def read_asker(line: str) -> str | None:
+    """Who asks A, by the inverse of `reply_request`; None for any other line."""
+    found = _ASKS.match(line)
+    return None if found is None else found["player"]
+
+
 def _contents(contents: str) -> str:
     return "nothing" if contents == NOTHING else f"{_article(contents)} {contents}"
 
