@@ -32,13 +32,13 @@ from inspect_ai.scorer import Value
 
 from conftest import ROOT
 from tom_eval.game.analysis import load
+from tom_eval.game.flaky import FlakyPlayer, InjectedFault
 from tom_eval.game.generation import generate
 from tom_eval.game.players import ReferencePlayer
 from tom_eval.game.prompts import action_prompt
 from tom_eval.game.rules import Rules
 from tom_eval.game.spec import read_spec
 from tom_eval.game.turn import DEFAULT_LINEUP
-from tom_eval.providers.flaky import FlakyPlayer, InjectedFault
 
 TASK = ["tasks/tom.py", "-T", "ids=12,17,27", "-T", "reps=2"]
 SAMPLES = 24

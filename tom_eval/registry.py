@@ -29,11 +29,11 @@ def players() -> type[ModelAPI]:
     from tom_eval.coherence.players import CoherencePlayer
     from tom_eval.false_belief.players import POLICIES as FALSE_BELIEF_PLAYERS
     from tom_eval.false_belief.players import FalseBeliefPlayer
+    from tom_eval.game.flaky import FlakyPlayer
     from tom_eval.game.players import ReferencePlayer
     from tom_eval.knowledge.players import POLICIES as KNOWLEDGE_PLAYERS
     from tom_eval.knowledge.players import KnowledgePlayer
     from tom_eval.providers.base import LocalProvider
-    from tom_eval.providers.flaky import FlakyPlayer
     from tom_eval.providers.human import HumanPlayer
 
     kinds: dict[str, type[LocalProvider]] = {"human": HumanPlayer, "flaky": FlakyPlayer}
