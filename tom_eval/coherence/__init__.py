@@ -6,7 +6,7 @@ MovieWorld) enumerate every configuration, so each item's answer is a distributi
 
 The engine is Inspect-free: `worlds` (items and the isomorphism), `prompts` (the paper's
 prompts and JSON schemas), `rational` (the reference agent and the exact inversion),
-`metrics` (the paper's evaluations over distributions keyed by item id), `reading`
+`metrics` (the paper's evaluations over distributions keyed by item id), `parsing`
 (a distribution from next-token probabilities, every answer scored exactly), `agents`
 (the reference agents as language models) and `prior`. The Inspect layer: `dataset`,
-`solver` and `players` (the `tom/rational` and `tom/random-agent` providers)."""
+`solver`, `players` (the `tom/rational` and `tom/random-agent` providers) and `report`."""

@@ -24,12 +24,12 @@ def question_line(observation: Observation) -> str:
 def _opening(observation: Observation) -> str:
     present = sorted(observation.present_initially, key=lambda player: (player != SELF, player))
     names = [_name(player) for player in present]
-    containers = _series([f"an empty {container}" for container in observation.containers])
+    containers = series([f"an empty {container}" for container in observation.containers])
     if not names:
         room = "Nobody is in the room."
     else:
         verb = "are" if len(names) > 1 or names[0] == "You" else "is"
-        room = f"{_series(names)} {verb} in a room."
+        room = f"{series(names)} {verb} in a room."
     if SELF not in observation.present_initially:
         room += " You are outside it."
     return f"{room} Inside the room are {containers}."
@@ -43,7 +43,7 @@ def _sentence(event: Event) -> str:
         return f"{actor} enter{_s(event)} the room."
     if isinstance(event, Put):
         return (
-            f"{actor} put{_s(event)} {_article(event.item)} {event.item} in the {event.container}."
+            f"{actor} put{_s(event)} {article(event.item)} {event.item} in the {event.container}."
         )
     assert isinstance(event, Move)
     return (
@@ -61,15 +61,17 @@ def _s(event: Event) -> str:
     return "" if event.actor == SELF else "s"
 
 
-def _article(item: str) -> str:
+def article(item: str) -> str:
+    """The indefinite article of an item's name."""
     return "an" if item[0] in "aeiou" else "a"
 
 
-def _series(words: list[str]) -> str:
-    """Oxford-comma list: "a", "a and b", "a, b, and c"."""
+def series(words: list[str], oxford_comma: bool = True) -> str:
+    """ "a", "a and b", "a, b, and c" (the story's style), or "a, b and c" without the Oxford
+    comma (the rules' style)."""
     if len(words) <= 2:
         return " and ".join(words)
-    return f"{', '.join(words[:-1])}, and {words[-1]}"
+    return f"{', '.join(words[:-1])}{',' if oxford_comma else ''} and {words[-1]}"
 
 
 _OPENING = re.compile(

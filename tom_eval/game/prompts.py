@@ -14,7 +14,7 @@ from typing import Any
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.epistemics import Observation
 from tom_eval.game.full_game import TURN_ORDER
-from tom_eval.game.narration import narrate, question_line, read_story
+from tom_eval.game.narration import article, narrate, question_line, read_story, series
 from tom_eval.game.parsing import ResponseFormat, option_letter
 from tom_eval.game.rules import Rules
 from tom_eval.game.turn import Lineup
@@ -60,7 +60,8 @@ def rules_text(
     winning score); without, those of a single turn."""
     neutral = f" {_NEUTRAL_SENTENCE}" if lineup.has_neutral else ""
     lose = f" {_LOSE_SENTENCE}" if rules.lose else ""
-    room = f"{_number(len(containers))} containers: {_series([f'a {c}' for c in containers])}"
+    listed = series([f"a {container}" for container in containers], oxford_comma=False)
+    room = f"{_number(len(containers))} containers: {listed}"
     turns = _game_turns_text(game) if game else _TRIAL_TURN
     acting = _GAME_ACTING if game else _TRIAL_ACTING
     asked = _GAME_ASKED if game else _TRIAL_ASKED
@@ -266,7 +267,7 @@ def read_asker(line: str) -> str | None:
 
 
 def _contents(contents: str) -> str:
-    return "nothing" if contents == NOTHING else f"{_article(contents)} {contents}"
+    return "nothing" if contents == NOTHING else f"{article(contents)} {contents}"
 
 
 ANSWER_REQUEST = "ANSWER PHASE\nWhat is in the "
@@ -354,15 +355,6 @@ def choice_options(
 
 def _number(count: int) -> str:
     return ("no", "one", "two", "three", "four", "five", "six")[count] if count < 7 else str(count)
-
-
-def _series(words: list[str]) -> str:
-    """ "a", "a and b", "a, b and c" (the rules' own style)."""
-    return " and ".join(words) if len(words) <= 2 else f"{', '.join(words[:-1])} and {words[-1]}"
-
-
-def _article(item: str) -> str:
-    return "an" if item[0] in "aeiou" else "a"
 
 
 @dataclass(frozen=True, slots=True)

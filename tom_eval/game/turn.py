@@ -32,14 +32,6 @@ from tom_eval.game.world import (
     Scenario,
 )
 
-CHARACTER_TYPES: tuple[str, ...] = (
-    "live_player",
-    "honest_teammate",
-    "dishonest_teammate",
-    "honest_opponent",
-    "dishonest_opponent",
-    "neutral",
-)
 _ROLE_TYPES = {
     SELF: ("live_player",),
     TEAMMATE: ("honest_teammate", "dishonest_teammate"),
