@@ -49,7 +49,7 @@ def distribution(policy: Policy, item: Item, seed: int) -> dict[str, float]:
     with a uniform prior), or weights drawn uniformly at random for each answer, seeded by
     the seed and the item (so every run and machine draws the same)."""
     if policy == "rational":
-        return _rational(item.domain)[item.item_id]
+        return dict(_rational(item.domain)[item.item_id])  # a copy: the memo's stays intact
     digest = hashlib.sha256(f"{seed}:{item.item_id}".encode()).hexdigest()
     generator = random.Random(digest)
     weights = [generator.random() for _ in answers(item)]

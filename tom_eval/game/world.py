@@ -6,8 +6,10 @@ Everything here is ground truth. What a player *perceives* of it lives in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 
 from tom_eval.errors import InputError
 
@@ -23,7 +25,9 @@ NEUTRAL = "N"
 CHARACTERS: tuple[str, ...] = (SELF, TEAMMATE, *OPPONENTS)
 """The characters who can be in the room; the neutral player never is."""
 PLAYERS: tuple[str, ...] = (*CHARACTERS, NEUTRAL)
-TEAMS: dict[str, str] = {"A": "blue", "B": "blue", "C": "red", "D": "red", "N": "neutral"}
+TEAMS: Mapping[str, str] = MappingProxyType(
+    {"A": "blue", "B": "blue", "C": "red", "D": "red", "N": "neutral"}
+)
 
 
 @dataclass(frozen=True, slots=True)
