@@ -90,7 +90,7 @@ def tom(
     refuse_unplayable("tom")
     show_progress()
     try:
-        answer_format = one_of("response_format", response_format, RESPONSE_FORMATS)
+        chosen_format = one_of("response_format", response_format, RESPONSE_FORMATS)
         mode = one_of("mode", mode, MODES)
         history = one_of("history", history, HISTORY_MODES)
         reps, seed = whole_number("reps", reps), whole_number("seed", seed)
@@ -113,24 +113,24 @@ def tom(
                     "a ladder is generated and played in trial mode: drop scenario_file and mode"
                 )
             records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
-        players, rules = parse_lineup(lineup), Rules(lose=lose)
+        chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
         if mode == "game":
             dataset, subset = sample_subset(
-                game_dataset(records, games, turns, seed, rules, players.has_neutral, name),
+                game_dataset(records, games, turns, seed, rules, chosen_lineup.has_neutral, name),
                 size,
                 subset_seed,
                 by_metadata(),
             )
             return Task(
                 dataset=dataset,
-                solver=play_game(answer_format, players, rules, history, seed),
+                solver=play_game(chosen_format, chosen_lineup, rules, history, seed),
                 scorer=game_scorer(),
                 version=VERSION,
                 metadata=subset or None,
             )
         dataset, subset = sample_subset(
-            tom_dataset(records, name, rules, players.has_neutral),
+            tom_dataset(records, name, rules, chosen_lineup.has_neutral),
             size,
             subset_seed,
             by_metadata("expected_action") if ladder else by_metadata("expected_action", "extra"),
@@ -142,7 +142,7 @@ def tom(
         raise PrerequisiteError(f"tom: {error}") from None
     return Task(
         dataset=dataset,
-        solver=play_turn(answer_format, players, rules, seed, structured),
+        solver=play_turn(chosen_format, chosen_lineup, rules, seed, structured),
         scorer=tom_scorer(),
         metrics=ladder_metrics() if ladder else None,
         # --epochs N keeps this reducer (Inspect's mean, at a fraction of its cost).

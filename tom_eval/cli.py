@@ -239,6 +239,7 @@ def _false_belief_items(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `tom-eval` command and its subcommands; a bad flag is one InputError line."""
     parser = _Parser(prog="tom-eval", description="Ask/Tell/Pass Theory-of-Mind scenarios.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 

@@ -22,6 +22,9 @@ from tom_eval.json_fields import read_yaml
 
 
 def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> dict[str, float]:
+    """A prior over answers from a YAML file of answer keys and weights: each task run
+    weighs all its answers or none, one above 0. Any problem is one InputError naming the
+    file."""
     document = read_yaml(path)
     if not isinstance(document, dict) or not document:
         raise InputError(f"{path}: a prior maps answer keys to weights")

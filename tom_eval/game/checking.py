@@ -32,6 +32,8 @@ class Finding:
 
 
 def check(records: list[ScenarioRecord]) -> list[Finding]:
+    """Each record replayed, assessed and decided again by the engine and compared with
+    what the file says, and the four Extras of each (Id, rep) checked against each other."""
     findings = [_check_one(record) for record in records]
     _check_groups(findings)
     return findings
@@ -99,6 +101,7 @@ def describe(finding: Finding) -> str:
 
 
 def summary(findings: list[Finding]) -> str:
+    """The last lines of `tom-eval check`: how many scenarios disagree, by kind."""
     disagreeing = sum(bool(finding.disagreements) for finding in findings)
     kinds = Counter(kind for finding in findings for kind, _ in finding.disagreements)
     notes = Counter(kind for finding in findings for kind, _ in finding.notes)

@@ -159,6 +159,9 @@ class Decision:
 
 
 def decide(situation: Situation) -> Decision:
+    """The engine's choice for A in `situation`: the action of highest guaranteed value
+    (ties to the cheaper, then the earlier legal action), its margin and every action
+    class's value (docs/engine.md). Remembered by what it depends on (`_DECIDED`)."""
     assessment = situation.assessment
     key = (
         tuple(assessment.statuses.items()),

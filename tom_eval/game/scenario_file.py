@@ -91,6 +91,7 @@ def record_fields(generated: Generated) -> dict[str, Any]:
 
 
 def story_fields(scenario: Scenario) -> dict[str, Any]:
+    """A scenario as the JSON fields of a scenario file's story."""
     return {
         "containers": list(scenario.containers),
         "present_initially": sorted(scenario.present_initially),
@@ -117,6 +118,7 @@ def derived_fields(solution: Solution) -> dict[str, Any]:
 
 
 def event_fields(event: Event) -> dict[str, str]:
+    """An event as the JSON fields of a scenario file."""
     if isinstance(event, Put):
         return {
             "type": "put",

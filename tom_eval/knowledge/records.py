@@ -106,6 +106,8 @@ class IkdData:
 
 
 def read_knp(root: Path, origin: str) -> KnpData:
+    """The KNP items of the data under `root` (`origin` names it in errors); any
+    malformed record is one InputError naming file and line."""
     items = []
     records, duplicates = _records(root, origin, KNP_FILES)
     for number, fields in records:
@@ -126,6 +128,9 @@ def read_knp(root: Path, origin: str) -> KnpData:
 
 
 def read_ikd(root: Path, origin: str) -> IkdData:
+    """The IKD data under `root`: the original stories, and the stories with an implausible
+    event, each matched to its original by its opening; any malformed record is one
+    InputError naming file and line."""
     original_records, duplicates = _records(root, origin, ORIGINAL_FILES)
     originals = [
         OriginalStory(number, fields.text("genre", blank=False), fields.text("story", blank=False))

@@ -145,6 +145,8 @@ def cache_folder(subset: Subset, base_url: str) -> Path:
 
 
 def cached(subset: Subset, base_url: str, check: Check) -> Path:
+    """The folder holding `subset`, downloaded from `base_url` and checked by `check` the
+    first time (staged, then renamed into place, so a failed download leaves nothing)."""
     final = cache_folder(subset, base_url)
     if not final.exists():
         try:
@@ -200,6 +202,7 @@ def download(subset: Subset, base_url: str, target: Path) -> None:
 
 
 def fetch(url: str) -> bytes:
+    """The body at `url`; any network or HTTP failure is one InputError naming the URL."""
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
             body: bytes = response.read()

@@ -178,6 +178,8 @@ def from_own_pages(posted: Request, public_urls: Sequence[str]) -> bool:
 
 
 def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> Flask:
+    """The study's web app: the participant's pages, the admin page and the export,
+    storing replies under `data_dir` (docs/study.md)."""
     if not settings.admin_token:
         raise InputError("the study needs a non-empty admin token")
     app = Flask(__name__)
