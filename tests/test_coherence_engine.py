@@ -21,10 +21,10 @@ from tom_eval.coherence.metrics import (
     spearman,
     validity,
 )
+from tom_eval.coherence.parsing import parse_answer
 from tom_eval.coherence.prompts import (
     components,
     fields,
-    parse_answer,
     schema,
     system_prompt,
     user_prompt,

@@ -36,10 +36,11 @@ from tom_eval.coherence.parsing import (
     Template,
     canonical_template,
     locate,
+    parse_answer,
     read_distribution,
     value_probabilities,
 )
-from tom_eval.coherence.prompts import fields, parse_answer, user_prompt
+from tom_eval.coherence.prompts import fields, user_prompt
 from tom_eval.coherence.rational import rational_answers
 from tom_eval.coherence.report import LABEL_DEFAULTS
 from tom_eval.coherence.worlds import DOMAINS, TASKS, answers, find_item, items

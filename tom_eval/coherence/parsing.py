@@ -189,3 +189,23 @@ async def read_distribution(
         unexpanded=max(unexpanded for _, unexpanded in readings),
         value_mass=min(fsum(found.values()) for found, _ in readings),
     )
+
+
+def parse_answer(item: Item, document: Mapping[str, object]) -> str:
+    """The answer key of a model's parsed JSON answer. Raises ValueError when a field is
+    missing or off its enum, or when the fields form no answer of the item (a DI answer
+    that dislikes both kinds)."""
+    given: dict[str, object] = {}
+    for field in fields(item.domain, item.task):
+        node: object = document
+        for step in field.path:
+            if not isinstance(node, Mapping) or step not in node:
+                raise ValueError(f"the answer has no {field.name}")
+            node = node[step]
+        if node not in field.values:
+            raise ValueError(f"{field.name} is {node!r}, not one of {list(field.values)}")
+        given[field.name] = node
+    for answer in answers(item):
+        if answer_fields(item, answer) == given:
+            return answer
+    raise ValueError(f"{given} is no answer of {item.item_id}")

@@ -29,7 +29,6 @@ Where the appendix is ambiguous or inconsistent, this module chooses as follows.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -39,7 +38,6 @@ from tom_eval.coherence.worlds import (
     Domain,
     Item,
     Task,
-    answers,
     mental_state,
 )
 
@@ -264,23 +262,3 @@ def answer_fields(item: Item, answer: str) -> dict[str, str]:
     beliefs, desires = mental_state(answer)
     values = (*(desires or ()), *(beliefs or ()))  # the schema's order: desires first
     return dict(zip(names, values, strict=True))
-
-
-def parse_answer(item: Item, document: Mapping[str, object]) -> str:
-    """The answer key of a model's parsed JSON answer. Raises ValueError when a field is
-    missing or off its enum, or when the fields form no answer of the item (a DI answer
-    that dislikes both kinds)."""
-    given: dict[str, object] = {}
-    for field in fields(item.domain, item.task):
-        node: object = document
-        for step in field.path:
-            if not isinstance(node, Mapping) or step not in node:
-                raise ValueError(f"the answer has no {field.name}")
-            node = node[step]
-        if node not in field.values:
-            raise ValueError(f"{field.name} is {node!r}, not one of {list(field.values)}")
-        given[field.name] = node
-    for answer in answers(item):
-        if answer_fields(item, answer) == given:
-            return answer
-    raise ValueError(f"{given} is no answer of {item.item_id}")

@@ -40,9 +40,10 @@ from tom_eval.coherence.parsing import (
     Reading,
     canonical_template,
     locate,
+    parse_answer,
     read_distribution,
 )
-from tom_eval.coherence.prompts import fields, parse_answer, schema
+from tom_eval.coherence.prompts import fields, schema
 from tom_eval.coherence.worlds import Item, find_item
 from tom_eval.json_fields import READ_ERRORS
 
