@@ -65,25 +65,25 @@ def _draw(
     groups: dict[str, list[int]] = {}
     for index in indices:
         groups.setdefault(strata(index)[level], []).append(index)
-    draw = random.Random(f"tom-eval sample {seed} quotas {' / '.join(path)}")
+    rng = random.Random(f"tom-eval sample {seed} quotas {' / '.join(path)}")
     sizes = {name: len(group) for name, group in groups.items()}
     return [
         index
-        for name, quota in quotas(sizes, size, draw)
+        for name, quota in quotas(sizes, size, rng)
         for index in _draw(groups[name], quota, strata, seed, (*path, name))
     ]
 
 
-def quotas(sizes: dict[str, int], total: int, draw: random.Random) -> list[tuple[str, int]]:
+def quotas(sizes: dict[str, int], total: int, rng: random.Random) -> list[tuple[str, int]]:
     """How many units each stratum gives: equal shares up to each stratum's size, until
-    `total` is reached; the strata that get one unit more are drawn with `draw`."""
+    `total` is reached; the strata that get one unit more are drawn with `rng`."""
     given = dict.fromkeys(sizes, 0)
     left = min(total, sum(sizes.values()))
     while left > 0:
         open_strata = sorted(name for name in sizes if given[name] < sizes[name])
         share = left // len(open_strata)
         if share == 0:
-            for name in draw.sample(open_strata, left):
+            for name in rng.sample(open_strata, left):
                 given[name] += 1
             break
         for name in open_strata:

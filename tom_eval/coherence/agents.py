@@ -51,8 +51,8 @@ def distribution(policy: Policy, item: Item, seed: int) -> dict[str, float]:
     if policy == "rational":
         return dict(_rational(item.domain)[item.item_id])  # a copy: the memo's stays intact
     digest = hashlib.sha256(f"{seed}:{item.item_id}".encode()).hexdigest()
-    generator = random.Random(digest)
-    weights = [generator.random() for _ in answers(item)]
+    rng = random.Random(digest)
+    weights = [rng.random() for _ in answers(item)]
     total = fsum(weights)
     return {answer: weight / total for answer, weight in zip(answers(item), weights, strict=True)}
 

@@ -46,7 +46,7 @@ class CoherencePlayer(LocalProvider):
         prefilled = input[-1].text if input[-1].role == "assistant" else ""
         language = AnswerText.of(item, distribution(self.policy, item, self.seed))
         temperature = config.temperature or 0.0
-        draw = random.Random(
+        rng = random.Random(
             hashlib.sha256(f"{self.seed}:{config.seed}:{prompt}:{prefilled}".encode()).hexdigest()
         )
         text, steps = prefilled, []
@@ -55,7 +55,7 @@ class CoherencePlayer(LocalProvider):
             if not choices:
                 break
             if temperature > 0:
-                token = draw.choices(list(choices), weights=list(choices.values()))[0]
+                token = rng.choices(list(choices), weights=list(choices.values()))[0]
             else:
                 token = max(choices, key=lambda candidate: choices[candidate])
             steps.append(_logprob(token, choices, config.top_logprobs or 0))

@@ -141,13 +141,13 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
     by_class: dict[str, dict[str, list[Trial]]] = defaultdict(lambda: defaultdict(list))
     for trial in trials:
         by_class[trial.expected][trial.story].append(trial)
-    draw = random.Random(f"span:{seed}")
+    rng = random.Random(f"span:{seed}")
     spans = []
     for _ in range(draws):
         resample = [
             trial
             for stories in by_class.values()
-            for name in draw.choices(sorted(stories), k=len(stories))
+            for name in rng.choices(sorted(stories), k=len(stories))
             for trial in stories[name]
         ]
         kind, value, _ = point_span(resample, top)
