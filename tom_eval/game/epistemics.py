@@ -11,8 +11,9 @@ Two views of one scenario live here and must never be mixed:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from tom_eval.game.world import (
@@ -82,7 +83,8 @@ def observe(scenario: Scenario, viewer: str = SELF) -> Observation:
 class Assessment:
     """Player A's view of every character at the end of the story (docs/engine.md)."""
 
-    statuses: dict[str, Status]
+    statuses: Mapping[str, Status]
+    """Read-only: an assessment is shared (`oracle.shared_solution`)."""
     present: frozenset[str]
     self_belief: str | None
     """What A believes the question container holds (None: empty)."""
@@ -237,7 +239,7 @@ def _inferences(observation: Observation) -> Iterator[tuple[_Perspective, int, i
 
 def _snapshot(perspective: _Perspective, ect: int, visible_events: int) -> Assessment:
     return Assessment(
-        statuses={player: perspective.status(player) for player in PLAYERS},
+        statuses=MappingProxyType({player: perspective.status(player) for player in PLAYERS}),
         present=frozenset(perspective.present),
         self_belief=perspective.self_belief,
         truth=perspective.truth,

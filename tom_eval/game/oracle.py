@@ -8,8 +8,10 @@ it to check that A's inferences are sound.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 
 from tom_eval.game.decisions import Decision, Situation, decide
 from tom_eval.game.epistemics import Assessment, Mind, Observation, actual_minds, assess, observe
@@ -47,8 +49,10 @@ class Solution:
         return self._actual[0]
 
     @property
-    def minds(self) -> dict[str, Mind]:
-        return self._actual[1]
+    def minds(self) -> Mapping[str, Mind]:
+        """Each player's actual mind (ground truth, never shown to A); read-only, as a
+        solution is shared (`shared_solution`)."""
+        return MappingProxyType(self._actual[1])
 
     @cached_property
     def situation(self) -> Situation:
@@ -108,5 +112,5 @@ def shared_solution(scenario: Scenario, rules: Rules, with_neutral: bool) -> Sol
     story's solution three times (building the dataset, playing the turn, scoring it), and
     solving is pure, so the three share one. The cache is the only state: bounded, keyed by
     immutable values, and holding only what `solve` would return again. A Solution is
-    shared, so callers read it and never change what it returns (its `minds` dict)."""
+    shared, and read-only: its `minds` and its assessment's statuses are mapping proxies."""
     return solve(scenario, rules, with_neutral)
