@@ -103,7 +103,7 @@ def asked_container(question: str) -> str | None:
     return asked["container"] if asked else None
 
 
-def read_story(story: str, question: str) -> Observation:
+def read_narration(story: str, question: str) -> Observation:
     """The inverse of `narrate` and `question_line`: what A perceived, from the text A read.
 
     Reference players use this, so they can act on nothing A could not perceive.

@@ -14,7 +14,7 @@ from typing import Any
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.epistemics import Observation
 from tom_eval.game.full_game import TURN_ORDER
-from tom_eval.game.narration import article, narrate, question_line, read_story, series
+from tom_eval.game.narration import article, narrate, question_line, read_narration, series
 from tom_eval.game.parsing import ResponseFormat, option_letter
 from tom_eval.game.rules import Rules
 from tom_eval.game.turn import Lineup
@@ -420,7 +420,7 @@ def _read_view(text: str, response_format: ResponseFormat, rules_source: str) ->
     )
     neutral = (NEUTRAL,) if _NEUTRAL_SENTENCE in rules_source else ()
     return PromptView(
-        observation=read_story(story, question),
+        observation=read_narration(story, question),
         response_format=response_format,
         options=options,
         players=(TEAMMATE, *OPPONENTS, *neutral),
