@@ -26,8 +26,7 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample_summaries,
 )
-from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig
-from inspect_ai.model._model import RetryDecision
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, RetryDecision
 from inspect_ai.scorer import Value
 
 from conftest import ROOT

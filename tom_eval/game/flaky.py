@@ -31,8 +31,7 @@ from typing import ClassVar
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log._samples import sample_active
-from inspect_ai.model import ChatMessage, GenerateConfig
-from inspect_ai.model._model import RetryDecision
+from inspect_ai.model import ChatMessage, GenerateConfig, RetryDecision
 from tenacity import wait_fixed
 from tenacity.wait import WaitBaseT
 
