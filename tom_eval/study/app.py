@@ -5,7 +5,9 @@ Routes: `/` (landing: participant id from PROLIFIC_PID, STUDY_ID, SESSION_ID, or
 generated one), `/start`, `/instructions`, `/play` (GET shows the current step, POST
 records a reply), `/done` (completion code), and, with the admin token, `/admin/status`,
 `/admin/export` (the export's progress and the last export; POST starts one in the
-background) and `/admin/export.zip` (the last export).
+background) and `/admin/export.zip` (the last export). The participant's pages and the
+admin's are two Blueprints; what they share (the store, the design, the settings, the export
+job) is the app's `Study`, kept in `app.extensions`.
 
 What a page shows is the text of `trial.Trial`, the same object the task's solver drives,
 for the sample and step the database says is next; the reply is stored with that text, and
@@ -20,22 +22,25 @@ also behind a reverse proxy; no page can be framed by another site.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 from flask import (
+    Blueprint,
     Flask,
     Request,
     Response,
     abort,
+    current_app,
     redirect,
     render_template,
     request,
@@ -55,6 +60,10 @@ from tom_eval.study.design import StudyDesign
 from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
 
 SECRET_FILE = "secret_key"
+STUDY_EXTENSION = "tom_eval.study"
+"""The key of the app's `Study` in `app.extensions`."""
+PROBLEM_CODES = (400, 403, 404, 409, 500)
+"""The errors shown as the study's own message page."""
 SECURITY_HEADERS = {
     # No other site may frame a page (clickjacking a participant's answers).
     "X-Frame-Options": "DENY",
@@ -177,6 +186,304 @@ def from_own_pages(posted: Request, public_urls: Sequence[str]) -> bool:
     return origin is None or urlparse(origin).netloc == posted.host
 
 
+@dataclass(frozen=True)
+class Study:
+    """What every request of one app needs, kept in `app.extensions` so that the views can
+    live at module level and two apps (a test's, a restart's) never share a store."""
+
+    store: Store
+    design: StudyDesign
+    settings: StudySettings
+    totals: Mapping[int, int]
+    """How many scenarios a participant of each rep plays."""
+    exports: ExportJob
+
+
+def _study() -> Study:
+    """The study of the app handling the current request."""
+    study: Study = current_app.extensions[STUDY_EXTENSION]
+    return study
+
+
+def same_site_posts_only() -> None:
+    """A form may only be posted from the study's own pages: another site's page must
+    not start a session in a participant's browser (login CSRF)."""
+    if request.method == "POST" and not from_own_pages(request, _study().settings.public_urls):
+        abort(403, "Forms of this study can only be sent from its own pages.")
+
+
+def security_headers(response: Response) -> Response:
+    """Every answer, error pages included, carries SECURITY_HEADERS."""
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+def problem_page(error: Any) -> tuple[str, int]:
+    """An error as a page of the study, in its words, rather than Flask's default page."""
+    return render_template("message.html", message=error.description), error.code
+
+
+participant_pages = Blueprint("participant", __name__)
+"""What a participant sees, from the study link to the completion code."""
+
+
+def _browsers_participant() -> Participant | None:
+    """The participant the signed cookie names, if this browser is the one they started in."""
+    known = _study().store.participant(str(session.get("participant", "")))
+    if known is None or not hmac.compare_digest(known.browser, str(session.get("browser"))):
+        return None
+    return known
+
+
+def _current_participant() -> Participant:
+    """The participant this browser belongs to, or 403."""
+    known = _browsers_participant()
+    if known is None:
+        abort(403, "This browser has no study session. Please start from your study link.")
+    return known
+
+
+@participant_pages.get("/")
+def landing() -> str:
+    participant = request.args.get("PROLIFIC_PID", "")
+    study_id = request.args.get("STUDY_ID", "")
+    session_id = request.args.get("SESSION_ID", "")
+    if not participant:
+        # Without an id in the link: this browser's participant if it has one (so a
+        # generated id can resume), else a new generated id.
+        mine = _browsers_participant()
+        if mine is not None:
+            participant, study_id, session_id = mine.participant, mine.study_id, mine.session_id
+        else:
+            participant = f"anon-{secrets.token_hex(6)}"
+    _check_ids(participant, study_id, session_id)
+    return render_template(
+        "landing.html", participant=participant, study_id=study_id, session_id=session_id
+    )
+
+
+@participant_pages.post("/start")
+def start() -> BaseResponse:
+    study = _study()
+    participant = request.form.get("participant", "")
+    study_id = request.form.get("study_id", "")
+    session_id = request.form.get("session_id", "")
+    _check_ids(participant, study_id, session_id)
+    now = time.time()
+    # One transaction finds or creates the participant, so two browsers starting one
+    # new id at once cannot both own it: only the creator skips the resume check.
+    known, created = study.store.enrol(
+        participant,
+        study_id,
+        session_id,
+        study.design.reps,
+        now,
+        study.settings.timeout_minutes * 60,
+    )
+    if not created and not _may_resume(known, study_id, session_id):
+        abort(403, "This participant id is already in use in another browser.")
+    study.store.touch(participant, now)
+    session.clear()
+    session.update(participant=participant, browser=known.browser)
+    session.permanent = True
+    started = bool(study.store.replies(participant))
+    return redirect(url_for("participant.play" if started else "participant.instructions"))
+
+
+def _may_resume(known: Participant, study_id: str, session_id: str) -> bool:
+    """The same browser, or the same study link (Prolific's SESSION_ID is private to
+    the participant's session); a generated id resumes only in its own browser."""
+    if known.browser == session.get("browser"):
+        return True
+    return bool(known.session_id) and (known.study_id, known.session_id) == (
+        study_id,
+        session_id,
+    )
+
+
+@participant_pages.get("/instructions")
+def instructions() -> str:
+    study = _study()
+    participant = _current_participant()
+    return render_template(
+        "instructions.html",
+        rules=rules_text(study.design.lineup, study.design.rules),
+        study_sentence=STUDY_SENTENCE,
+        count=study.totals[participant.rep],
+    )
+
+
+@participant_pages.get("/play")
+def play() -> BaseResponse | str:
+    return _page(_current_participant(), problem=None)
+
+
+@participant_pages.post("/play")
+def reply() -> BaseResponse | str:
+    study = _study()
+    participant = _current_participant()
+    step = next_step(study.design, participant, study.store.replies(participant.participant))
+    posted = (request.form.get("position", ""), request.form.get("step", ""))
+    if step is None or posted != (str(step.position), str(step.step)):
+        # A stale page (a second tab, the back button, a double click): show where
+        # the participant really is; nothing is written.
+        return redirect(url_for("participant.play"))
+    text = request.form.get("reply", "").strip()
+    if not text:
+        return _page(participant, problem="Please give an answer before continuing.")
+    study.store.add_reply(
+        participant.participant,
+        step.position,
+        step.step,
+        step.sample_id,
+        step.prompt,
+        story_digest((study.design.samples[step.sample_id].metadata or {})["story"]),
+        text,
+        time.time(),
+        last_step=_is_last(study.design, participant, step),
+    )
+    return redirect(url_for("participant.play"))
+
+
+def _is_last(design: StudyDesign, participant: Participant, step: Step) -> bool:
+    """Whether a reply to this step is the participant's last one: it completes them."""
+    last_scenario = step.position == len(participant.order) - 1
+    return last_scenario and step.step + 1 == design.steps(step.sample_id)
+
+
+@dataclass(frozen=True)
+class PageText:
+    """A step's prompt cut into what the play page shows apart: the rules, the story, the
+    options to click (a choice action only) and the request under them."""
+
+    rules: str
+    story: str
+    options: list[tuple[str, str]]
+    request_text: str
+
+
+def page_text(step: Step) -> PageText:
+    """The parts of the step's prompt, cut where the task's own prompt puts them."""
+    rules, _, rest = step.trial.action_prompt.partition(RULES_END)
+    story = scenario_text(step.trial.solution.observation)
+    options: list[tuple[str, str]] = []
+    request_text = rest.removeprefix(story.removeprefix("STORY\n")).strip()
+    if step.step == 0 and step.trial.response_format == "choice":
+        block, _, request_text = request_text.partition("\n\n")
+        options = [(line.split(")", 1)[0], line) for line in block.splitlines()[1:] if ")" in line]
+    return PageText(rules, story, options, request_text if step.step == 0 else step.prompt)
+
+
+def _page(participant: Participant, problem: str | None) -> BaseResponse | str:
+    """The participant's next step, or the way to the completion code when none is left."""
+    study = _study()
+    step = next_step(study.design, participant, study.store.replies(participant.participant))
+    if step is None:
+        return redirect(url_for("participant.done"))
+    study.store.touch(participant.participant, time.time())
+    text = page_text(step)
+    return render_template(
+        "play.html",
+        number=step.position + 1,
+        count=len(participant.order),
+        rules=text.rules,
+        story=text.story,
+        step=step,
+        chosen=None if step.step == 0 else _chosen(step.trial),
+        options=text.options,
+        request_text=text.request_text,
+        problem=problem,
+    )
+
+
+@participant_pages.get("/done")
+def done() -> str:
+    settings = _study().settings
+    participant = _current_participant()
+    if participant.status != "complete":
+        abort(409, "The study is not finished yet: please go back to it.")
+    url = (
+        settings.completion_url.format(code=settings.completion_code)
+        if settings.completion_url
+        else None
+    )
+    return render_template("done.html", code=settings.completion_code, url=url)
+
+
+admin_pages = Blueprint("admin", __name__, url_prefix="/admin")
+"""The researcher's pages, each behind the admin token."""
+
+Answer = TypeVar("Answer")
+
+
+def _admin_only(view: Callable[[], Answer]) -> Callable[[], Answer]:
+    """The view, answering 403 unless the request carries the admin token (as a bearer
+    token or, for a browser, as `?token=`). A wrapper, not a before_request hook: Flask
+    answers OPTIONS before any view runs, and that answer reveals nothing."""
+
+    @functools.wraps(view)
+    def guarded() -> Answer:
+        given = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        given = given or request.args.get("token", "")
+        token = _study().settings.admin_token
+        if not given or not hmac.compare_digest(given.encode(), token.encode()):
+            abort(403, "A valid admin token is required.")
+        return view()
+
+    return guarded
+
+
+@admin_pages.get("/status")
+@_admin_only
+def status() -> dict[str, Any]:
+    study = _study()
+    people = study.store.participants()
+    return {
+        "reps": {
+            str(rep): {
+                state: sum(1 for p in people if p.rep == rep and p.status == state)
+                for state in ("active", "complete", "abandoned")
+            }
+            for rep in study.design.reps
+        },
+        "participants": len(people),
+        "export": study.exports.status().as_json(),
+    }
+
+
+@admin_pages.get("/export")
+@_admin_only
+def export_status() -> str:
+    """The running export's progress, the last export, and a button for a new one."""
+    job = _study().exports.status()
+    finished = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(job.finished or 0))
+    token = request.args.get("token", "")
+    return render_template("export.html", status=job, finished=finished, token=token)
+
+
+@admin_pages.post("/export")
+@_admin_only
+def start_export() -> BaseResponse:
+    """Starts an export in the background (409 while one runs)."""
+    if not _study().exports.start():
+        abort(409, "An export is already running; its progress is on /admin/export.")
+    token = request.args.get("token")
+    target = (
+        url_for("admin.export_status", token=token) if token else url_for("admin.export_status")
+    )
+    return redirect(target, 303)
+
+
+@admin_pages.get("/export.zip")
+@_admin_only
+def download_export() -> Response:
+    """The last finished export: one Inspect log per participant, in a zip."""
+    latest = _study().exports.status().latest
+    if latest is None:
+        abort(404, "No export yet: start one on /admin/export.")
+    return send_file(latest, mimetype="application/zip", as_attachment=True)
+
+
 def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> Flask:
     """The study's web app: the participant's pages, the admin page and the export,
     storing replies under `data_dir` (docs/study.md)."""
@@ -191,220 +498,17 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
         SESSION_COOKIE_SECURE=any(url.startswith("https:") for url in settings.public_urls),
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    store = Store(data_dir)
-    total = {rep: len(ids) for rep, ids in design.reps.items()}
-    exports = ExportJob(data_dir)
-
-    def current() -> Participant:
-        """The participant this browser belongs to, or 403."""
-        known = store.participant(str(session.get("participant", "")))
-        if known is None or not hmac.compare_digest(known.browser, str(session.get("browser"))):
-            abort(403, "This browser has no study session. Please start from your study link.")
-        return known
-
-    def admin(view: Callable[[], Any]) -> Callable[[], Any]:
-        def guarded() -> Any:
-            given = request.headers.get("Authorization", "").removeprefix("Bearer ")
-            given = given or request.args.get("token", "")
-            if not given or not hmac.compare_digest(given.encode(), settings.admin_token.encode()):
-                abort(403, "A valid admin token is required.")
-            return view()
-
-        guarded.__name__ = view.__name__
-        return guarded
-
-    @app.before_request
-    def same_site_posts_only() -> None:
-        """A form may only be posted from the study's own pages: another site's page must
-        not start a session in a participant's browser (login CSRF)."""
-        if request.method == "POST" and not from_own_pages(request, settings.public_urls):
-            abort(403, "Forms of this study can only be sent from its own pages.")
-
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        response.headers.update(SECURITY_HEADERS)
-        return response
-
-    @app.get("/")
-    def landing() -> str:
-        participant = request.args.get("PROLIFIC_PID", "")
-        study_id = request.args.get("STUDY_ID", "")
-        session_id = request.args.get("SESSION_ID", "")
-        if not participant:
-            # Without an id in the link: this browser's participant if it has one (so a
-            # generated id can resume), else a new generated id.
-            mine = store.participant(str(session.get("participant", "")))
-            if mine is not None and hmac.compare_digest(mine.browser, str(session.get("browser"))):
-                participant, study_id, session_id = mine.participant, mine.study_id, mine.session_id
-            else:
-                participant = f"anon-{secrets.token_hex(6)}"
-        _check_ids(participant, study_id, session_id)
-        return render_template(
-            "landing.html", participant=participant, study_id=study_id, session_id=session_id
-        )
-
-    @app.post("/start")
-    def start() -> BaseResponse:
-        participant = request.form.get("participant", "")
-        study_id = request.form.get("study_id", "")
-        session_id = request.form.get("session_id", "")
-        _check_ids(participant, study_id, session_id)
-        now = time.time()
-        # One transaction finds or creates the participant, so two browsers starting one
-        # new id at once cannot both own it: only the creator skips the resume check.
-        known, created = store.enrol(
-            participant, study_id, session_id, design.reps, now, settings.timeout_minutes * 60
-        )
-        if not created and not _may_resume(known, study_id, session_id):
-            abort(403, "This participant id is already in use in another browser.")
-        store.touch(participant, now)
-        session.clear()
-        session.update(participant=participant, browser=known.browser)
-        session.permanent = True
-        started = bool(store.replies(participant))
-        return redirect(url_for("play" if started else "instructions"))
-
-    def _may_resume(known: Participant, study_id: str, session_id: str) -> bool:
-        """The same browser, or the same study link (Prolific's SESSION_ID is private to
-        the participant's session); a generated id resumes only in its own browser."""
-        if known.browser == session.get("browser"):
-            return True
-        return bool(known.session_id) and (known.study_id, known.session_id) == (
-            study_id,
-            session_id,
-        )
-
-    @app.get("/instructions")
-    def instructions() -> str:
-        participant = current()
-        return render_template(
-            "instructions.html",
-            rules=rules_text(design.lineup, design.rules),
-            study_sentence=STUDY_SENTENCE,
-            count=total[participant.rep],
-        )
-
-    @app.get("/play")
-    def play() -> BaseResponse | str:
-        return _page(current(), problem=None)
-
-    @app.post("/play")
-    def reply() -> BaseResponse | str:
-        participant = current()
-        step = next_step(design, participant, store.replies(participant.participant))
-        posted = (request.form.get("position", ""), request.form.get("step", ""))
-        if step is None or posted != (str(step.position), str(step.step)):
-            # A stale page (a second tab, the back button, a double click): show where
-            # the participant really is; nothing is written.
-            return redirect(url_for("play"))
-        text = request.form.get("reply", "").strip()
-        if not text:
-            return _page(participant, problem="Please give an answer before continuing.")
-        last = step.position == len(participant.order) - 1 and step.step + 1 == design.steps(
-            step.sample_id
-        )
-        store.add_reply(
-            participant.participant,
-            step.position,
-            step.step,
-            step.sample_id,
-            step.prompt,
-            story_digest((design.samples[step.sample_id].metadata or {})["story"]),
-            text,
-            time.time(),
-            last_step=last,
-        )
-        return redirect(url_for("play"))
-
-    def _page(participant: Participant, problem: str | None) -> BaseResponse | str:
-        step = next_step(design, participant, store.replies(participant.participant))
-        if step is None:
-            return redirect(url_for("done"))
-        store.touch(participant.participant, time.time())
-        rules, _, rest = step.trial.action_prompt.partition(RULES_END)
-        story = scenario_text(step.trial.solution.observation)
-        options: list[tuple[str, str]] = []
-        request_text = rest.removeprefix(story.removeprefix("STORY\n")).strip()
-        if step.step == 0 and step.trial.response_format == "choice":
-            block, _, request_text = request_text.partition("\n\n")
-            options = [
-                (line.split(")", 1)[0], line) for line in block.splitlines()[1:] if ")" in line
-            ]
-        return render_template(
-            "play.html",
-            number=step.position + 1,
-            count=len(participant.order),
-            rules=rules,
-            story=story,
-            step=step,
-            chosen=None if step.step == 0 else _chosen(step.trial),
-            options=options,
-            request_text=request_text if step.step == 0 else step.prompt,
-            problem=problem,
-        )
-
-    @app.get("/done")
-    def done() -> str:
-        participant = current()
-        if participant.status != "complete":
-            abort(409, "The study is not finished yet: please go back to it.")
-        url = (
-            settings.completion_url.format(code=settings.completion_code)
-            if settings.completion_url
-            else None
-        )
-        return render_template("done.html", code=settings.completion_code, url=url)
-
-    @app.get("/admin/status")
-    @admin
-    def status() -> dict[str, Any]:
-        people = store.participants()
-        return {
-            "reps": {
-                str(rep): {
-                    state: sum(1 for p in people if p.rep == rep and p.status == state)
-                    for state in ("active", "complete", "abandoned")
-                }
-                for rep in design.reps
-            },
-            "participants": len(people),
-            "export": exports.status().as_json(),
-        }
-
-    @app.get("/admin/export")
-    @admin
-    def export_status() -> str:
-        """The running export's progress, the last export, and a button for a new one."""
-        status = exports.status()
-        finished = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(status.finished or 0))
-        token = request.args.get("token", "")
-        return render_template("export.html", status=status, finished=finished, token=token)
-
-    @app.post("/admin/export")
-    @admin
-    def start_export() -> BaseResponse:
-        """Starts an export in the background (409 while one runs)."""
-        if not exports.start():
-            abort(409, "An export is already running; its progress is on /admin/export.")
-        token = request.args.get("token")
-        target = url_for("export_status", token=token) if token else url_for("export_status")
-        return redirect(target, 303)
-
-    @app.get("/admin/export.zip")
-    @admin
-    def download_export() -> Response:
-        """The last finished export: one Inspect log per participant, in a zip."""
-        latest = exports.status().latest
-        if latest is None:
-            abort(404, "No export yet: start one on /admin/export.")
-        return send_file(latest, mimetype="application/zip", as_attachment=True)
-
-    @app.errorhandler(400)
-    @app.errorhandler(403)
-    @app.errorhandler(404)
-    @app.errorhandler(409)
-    @app.errorhandler(500)
-    def problem_page(error: Any) -> tuple[str, int]:
-        return render_template("message.html", message=error.description), error.code
-
+    app.extensions[STUDY_EXTENSION] = Study(
+        store=Store(data_dir),
+        design=design,
+        settings=settings,
+        totals={rep: len(ids) for rep, ids in design.reps.items()},
+        exports=ExportJob(data_dir),
+    )
+    app.before_request(same_site_posts_only)
+    app.after_request(security_headers)
+    app.register_blueprint(participant_pages)
+    app.register_blueprint(admin_pages)
+    for code in PROBLEM_CODES:
+        app.register_error_handler(code, problem_page)
     return app
