@@ -167,3 +167,14 @@ def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path
     assert "## Load ladder" in text
     assert (out / "load_curves.png").stat().st_size > 0
     assert "memory=2" in text and "memory=16" in text
+
+
+def test_the_report_counts_the_stories_that_stopped_below_the_top(tmp_path: Path) -> None:
+    log = ladder_run(tmp_path, "tom/oracle", ids="2-4", reps=1, ladder="ect", levels="0,1,2")
+    assert log.eval.metadata is not None
+    stopped = log.eval.metadata["ladder_stopped"]
+    assert stopped, "an odd ECT level stops most stories"
+    report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
+    text = report.read_text()
+    assert "| stopped below the top |" in text
+    assert f"({len(stopped)} of 3)" in text and "Not every base story reached the top" in text

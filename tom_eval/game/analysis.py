@@ -187,6 +187,11 @@ def _trial_runs(
     if evals.empty:
         return pd.DataFrame(), pd.DataFrame()
     samples = _samples(list(evals["log"]), evals, quiet)
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    # A ladder's base stories that could not be climbed to its top level (docs/ladder.md).
+    evals["ladder_stopped"] = [
+        len(json_object(entry).get("ladder_stopped") or {}) for entry in metadata
+    ]
     unscored = samples["valid"].isna()
     for run, count in samples.loc[unscored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
@@ -202,6 +207,7 @@ def _trial_runs(
             scenario_set=("scenario_set", "first"),
             setting=("game", "first"),
             logs=("log", "count"),
+            ladder_stopped=("ladder_stopped", "sum"),
         )
         .reset_index()
     )
@@ -805,10 +811,11 @@ def ladder_trials(samples: pd.DataFrame) -> list[Trial]:
 
 def ladder_spans(results: Results) -> pd.DataFrame:
     """One row per ladder run: its span with the bootstrap interval, the measured balanced
-    accuracy at the bottom and the top of the ladder, and how many base stories and trials
-    it holds."""
+    accuracy at the bottom and the top of the ladder, how many base stories it holds and how
+    many of them stopped below its top level, and how many trials."""
     rows = []
     samples = results.samples.dropna(subset=["level"])
+    stopped = results.runs.set_index("run")["ladder_stopped"]
     for run, trials in samples.groupby("run", sort=True):
         found = span(ladder_trials(trials))
         shares = level_shares(ladder_trials(trials))
@@ -824,6 +831,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 "level 0": bottom[0],
                 "top level": top[0],
                 "stories": trials["base_story"].nunique(),
+                "stopped": int(stopped[run]),
                 "trials": len(trials),
             }
         )

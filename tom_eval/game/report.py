@@ -145,6 +145,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
             "level 0": spans["level 0"].round(3),
             "top level": spans["top level"].round(3),
             "base stories": spans["stories"],
+            "stopped below the top": spans["stopped"],
             "trials": spans["trials"],
         }
     )
@@ -155,7 +156,26 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         "",
         markdown(view),
         "",
+        *_stopped_note(spans),
         f"![Load curves]({chart.name})",
+        "",
+    ]
+
+
+def _stopped_note(spans: pd.DataFrame) -> list[str]:
+    """A warning under the ladder table for runs whose stories did not all reach the top."""
+    stopped = spans[spans["stopped"] > 0]
+    if stopped.empty:
+        return []
+    runs = "; ".join(
+        f"{run} ({count} of {stories})"
+        for run, count, stories in stopped[["run", "stopped", "stories"]].to_numpy()
+    )
+    return [
+        f"**Not every base story reached the top level** in {runs}: a story that cannot be "
+        "climbed to a level stops below it, so the higher levels hold fewer stories, and the "
+        "task's metadata (`ladder_stopped`) gives the level each reached. On the ECT ladder, "
+        "odd levels are seldom reachable (docs/ladder.md): use even levels.",
         "",
     ]
 
