@@ -272,6 +272,21 @@ def test_a_log_in_a_hidden_folder_is_named_and_not_counted(
     assert summaries[0] == summaries[1]
 
 
+def test_a_run_repeated_as_it_was_counts_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    for ids in ("7,8", "7,8", "7,8,9"):  # the same command twice, then another run
+        inspect_eval(
+            tom(ids=ids, reps=1), model="tom/always-pass", log_dir=str(folder), display="none"
+        )
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert capsys.readouterr().err.count("the same run as the newer") == 1
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("setting")
+    assert summary.loc["choice, ids=7,8, reps=1", "N"] == 8
+    assert summary.loc["choice, ids=7,8,9, reps=1", "N"] == 12
+
+
 def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
     from tasks.false_belief import false_belief
 

@@ -57,11 +57,46 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         without_results(log, status)
         for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
     ]
-    evals = evals[~empty].copy()
+    evals = _without_repeats(evals[~empty], warnings)
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
     evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
     return evals, warnings
+
+
+SAME_RUN = (
+    "task_name",
+    "task_version",
+    "model",
+    "model_args",
+    "model_generate_config",
+    "model_roles",
+    "dataset_name",
+    "dataset_sample_ids",
+    "epochs",
+    "metadata",
+)
+"""What makes two logs the same run (with every task argument): the same samples played by
+the same model with the same settings, and the same eval metadata (a study's participant,
+an imported run)."""
+
+
+def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """Only the newest log of a run repeated as it was (the same command run twice into
+    one folder): counting each would count every sample twice and narrow every interval.
+    Repeated measures are `--epochs`, which the sections count as trials."""
+    columns = [c for c in evals.columns if c in SAME_RUN or c.startswith("task_arg_")]
+    identity = ["\x1f".join(map(str, row)) for row in evals[columns].itertuples(index=False)]
+    ordered = evals.assign(identity=identity).sort_values("created")
+    older = ordered.duplicated("identity", keep="last")
+    newest = ordered.drop_duplicates("identity", keep="last").set_index("identity")["log"]
+    for log, key in ordered.loc[older, ["log", "identity"]].to_numpy():
+        warnings.append(
+            f"{log}: the same run as the newer {newest[key]} (same task, model, settings and "
+            "samples); skipped, so each sample counts once (repeated measures: --epochs)"
+        )
+    kept: pd.DataFrame = evals.drop(index=ordered.index[older]).copy()
+    return kept
 
 
 UNLISTED = (
