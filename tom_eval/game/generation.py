@@ -182,14 +182,14 @@ def generate_group(row: SpecRow, rep: int, seed: int) -> dict[str, Solution]:
         base = _hidden_change(row, _base_story(row, rng, question, answerer), rng)
         try:
             group = _loads(row, base, rng)
-        except _NoInsertion:
+        except NoInsertion:
             continue
         if not extra_group_violations(group):
             return group
     raise InputError(f"Id {row.id} rep {rep}: no story with all four Extras after {REDRAWS} draws")
 
 
-class _NoInsertion(Exception):
+class NoInsertion(Exception):
     """No acceptable insertion was found; the caller redraws the base story."""
 
 
@@ -241,7 +241,7 @@ def _shrink(row: SpecRow, solution: Solution, rng: random.Random) -> Solution:
         rng.shuffle(pairs)
         for removal in removals + pairs:
             kept = tuple(event for index, event in enumerate(events) if index not in removal)
-            shorter = _accepted(row, with_events(solution.scenario, kept, removal[0]))
+            shorter = accepted_solution(row, with_events(solution.scenario, kept, removal[0]))
             if shorter is not None:
                 solution = shorter
                 break
@@ -249,7 +249,7 @@ def _shrink(row: SpecRow, solution: Solution, rng: random.Random) -> Solution:
             return solution
 
 
-def _accepted(
+def accepted_solution(
     row: SpecRow, scenario: Scenario, cheap_test: Callable[[Solution], bool] | None = None
 ) -> Solution | None:
     """The solved scenario if the engine accepts it for `row`, else None. `cheap_test`
@@ -270,10 +270,10 @@ def _hidden_change(row: SpecRow, base: Solution, rng: random.Random) -> Solution
     if base.assessment.statuses[SELF] != "unsure" or rng.random() < 0.5:
         return base
     for _ in range(INSERT_ATTEMPTS):
-        candidate = _with_chunk(base.scenario, rng, rng.randint(1, 2), hidden=True)
+        candidate = with_chunk(base.scenario, rng, rng.randint(1, 2), hidden=True)
         if candidate is None:
             continue
-        changed = _accepted(row, candidate)
+        changed = accepted_solution(row, candidate)
         if changed is not None and changed.truth != changed.assessment.self_belief:
             return changed
     return base
@@ -288,21 +288,21 @@ def _loads(row: SpecRow, base: Solution, rng: random.Random) -> dict[str, Soluti
     def ect_load(solution: Solution) -> bool:
         return solution.assessment.ect > ect
 
-    group = {"0A": base, "0B": _insert(row, base, rng, FILLER_0B, filler)}
+    group = {"0A": base, "0B": insert_events(row, base, rng, FILLER_0B, filler)}
     for _ in range(PAIR_ATTEMPTS):
-        loaded = _insert(row, base, rng, rng.randint(2, 3), ect_load)
+        loaded = insert_events(row, base, rng, rng.randint(2, 3), ect_load)
         added = loaded.assessment.visible_events - base.assessment.visible_events
         crossings = _crossings(loaded.scenario) - _crossings(base.scenario)
         # 1A controls for 1B's load: same number of events, and where possible the same
         # number of leaves and enters, so only the epistemic transitions differ.
         for budget in (crossings, None):
             try:
-                group["1A"] = _insert(row, base, rng, added, filler, budget)
-            except _NoInsertion:
+                group["1A"] = insert_events(row, base, rng, added, filler, budget)
+            except NoInsertion:
                 continue
             group["1B"] = loaded
             return group
-    raise _NoInsertion
+    raise NoInsertion
 
 
 def _crossings(scenario: Scenario) -> int:
@@ -310,7 +310,7 @@ def _crossings(scenario: Scenario) -> int:
     return sum(isinstance(event, (Leave, Enter)) for event in scenario.events)
 
 
-def _insert(
+def insert_events(
     row: SpecRow,
     base: Solution,
     rng: random.Random,
@@ -326,27 +326,27 @@ def _insert(
     while remaining:
         for _ in range(INSERT_ATTEMPTS):
             chunk_size = rng.randint(1, min(3, remaining))
-            candidate = _with_chunk(solution.scenario, rng, chunk_size)
+            candidate = with_chunk(solution.scenario, rng, chunk_size)
             if candidate is None:
                 continue
             if crossings is not None:
                 added = _crossings(candidate) - _crossings(solution.scenario)
                 if not 0 <= crossings - added <= remaining - chunk_size:
                     continue
-            accepted = _accepted(row, candidate, keep)
-            if accepted is not None and _same_answer(accepted, base):
+            accepted = accepted_solution(row, candidate, keep)
+            if accepted is not None and same_answer(accepted, base):
                 if crossings is not None:
                     crossings -= added
                 solution, remaining = accepted, remaining - chunk_size
                 break
         else:
-            raise _NoInsertion
+            raise NoInsertion
     if crossings:
-        raise _NoInsertion
+        raise NoInsertion
     return solution
 
 
-def _same_answer(loaded: Solution, base: Solution) -> bool:
+def same_answer(loaded: Solution, base: Solution) -> bool:
     """Loads keep the Extras paired: same contents at the end, same belief of A, so the
     same optimal action down to its arguments."""
     return (loaded.truth, loaded.assessment.self_belief) == (
@@ -355,7 +355,7 @@ def _same_answer(loaded: Solution, base: Solution) -> bool:
     )
 
 
-def _with_chunk(
+def with_chunk(
     scenario: Scenario, rng: random.Random, size: int, hidden: bool = False
 ) -> Scenario | None:
     """The scenario with a short walk inserted at a random point, after which everyone is

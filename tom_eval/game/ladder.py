@@ -26,13 +26,13 @@ from dataclasses import dataclass, replace
 from tom_eval.errors import InputError
 from tom_eval.game.generation import (
     INSERT_ATTEMPTS,
-    _accepted,
-    _insert,
-    _NoInsertion,
-    _same_answer,
-    _with_chunk,
+    NoInsertion,
+    accepted_solution,
     generate_group,
     in_processes,
+    insert_events,
+    same_answer,
+    with_chunk,
 )
 from tom_eval.game.oracle import Solution, solve
 from tom_eval.game.spec import SpecRow
@@ -198,11 +198,11 @@ def _raise(
         for _ in range(CLIMB_ATTEMPTS):
             try:
                 if ladder == "events":
-                    solution = _insert(row, solution, rng, stretch, _same_ect(base))
+                    solution = insert_events(row, solution, rng, stretch, _same_ect(base))
                 else:
                     solution = _add_transitions(row, base, solution, stretch, rng)
                 break
-            except _NoInsertion:
+            except NoInsertion:
                 continue
         else:
             return None
@@ -231,13 +231,13 @@ def _add_transitions(
             return floor < candidate.assessment.ect <= target
 
         for _ in range(INSERT_ATTEMPTS):
-            candidate = _with_chunk(solution.scenario, rng, rng.randint(1, 3))
+            candidate = with_chunk(solution.scenario, rng, rng.randint(1, 3))
             if candidate is None:
                 continue
-            accepted = _accepted(row, candidate, keep)
-            if accepted is not None and _same_answer(accepted, base):
+            accepted = accepted_solution(row, candidate, keep)
+            if accepted is not None and same_answer(accepted, base):
                 solution = accepted
                 break
         else:
-            raise _NoInsertion
+            raise NoInsertion
     return solution
