@@ -170,11 +170,13 @@ def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path
 
 
 def test_the_report_counts_the_stories_that_stopped_below_the_top(tmp_path: Path) -> None:
-    log = ladder_run(tmp_path, "tom/oracle", ids="2-4", reps=1, ladder="ect", levels="0,1,2")
+    args = {"ids": "2-9", "reps": 1, "ladder": "ect", "levels": "0,1,2", "sample": 2}
+    log = ladder_run(tmp_path, "tom/oracle", **args)
     assert log.eval.metadata is not None
-    stopped = log.eval.metadata["ladder_stopped"]
-    assert stopped, "an odd ECT level stops most stories"
+    # An odd ECT level stops most stories; the task lists every story it climbed, of which
+    # the subset plays two.
+    assert len(log.eval.metadata["ladder_stopped"]) > 2
     report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
     text = report.read_text()
     assert "| stopped below the top |" in text
-    assert f"({len(stopped)} of 3)" in text and "Not every base story reached the top" in text
+    assert "(2 of 2)" in text and "Not every base story reached the top" in text

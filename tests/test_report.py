@@ -15,7 +15,7 @@ import yaml
 from inspect_ai import Task, task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ContentReasoning,
@@ -280,8 +280,15 @@ def test_a_run_repeated_as_it_was_counts_once(
         inspect_eval(
             tom(ids=ids, reps=1), model="tom/always-pass", log_dir=str(folder), display="none"
         )
+    # The same command once more, interrupted after 3 samples: the finished log still counts.
+    finished = read_eval_log(str(sorted(folder.glob("*.eval"))[0]))
+    assert finished.samples is not None and finished.results is not None
+    finished.status, finished.samples = "cancelled", finished.samples[:3]
+    finished.results.completed_samples = 3
+    finished.eval.eval_id, finished.eval.created = "interrupted", "2099-01-01T00:00:00+00:00"
+    write_eval_log(finished, str(folder / "2099-01-01T00-00-00+00-00_tom_interrupted.eval"))
     assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
-    assert capsys.readouterr().err.count("the same run as the newer") == 1
+    assert capsys.readouterr().err.count("the same run as") == 2
     summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("setting")
     assert summary.loc["choice, ids=7,8, reps=1", "N"] == 8
     assert summary.loc["choice, ids=7,8,9, reps=1", "N"] == 12

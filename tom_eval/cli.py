@@ -31,6 +31,7 @@ from tom_eval.game.spec import (
     read_mastery,
     read_spec,
     select_rows,
+    selects_mastery,
 )
 
 DEFAULT_OUT = Path("scenarios.jsonl")
@@ -45,7 +46,7 @@ def _generate(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     spec = read_spec(args.spec)
     mastery = read_mastery(args.mastery)
-    if args.mastery is not None or str(args.ids).strip() == "mastery":
+    if args.mastery is not None or selects_mastery(args.ids):
         check_mastery_ids(mastery, spec, args.mastery)
     ids = parse_ids(args.ids, [row.id for row in spec], mastery.mastery_ids)
     rows = select_rows(spec, ids, parse_extras(args.extras))

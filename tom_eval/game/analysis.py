@@ -190,7 +190,7 @@ def _trial_runs(
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
     # A ladder's base stories that could not be climbed to its top level (docs/ladder.md).
     evals["ladder_stopped"] = [
-        len(json_object(entry).get("ladder_stopped") or {}) for entry in metadata
+        sorted(json_object(entry).get("ladder_stopped") or {}) for entry in metadata
     ]
     unscored = samples["valid"].isna()
     for run, count in samples.loc[unscored, "run"].value_counts().items():
@@ -207,7 +207,7 @@ def _trial_runs(
             scenario_set=("scenario_set", "first"),
             setting=("game", "first"),
             logs=("log", "count"),
-            ladder_stopped=("ladder_stopped", "sum"),
+            ladder_stopped=("ladder_stopped", lambda stories: set().union(*stories)),
         )
         .reset_index()
     )
@@ -815,7 +815,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
     many of them stopped below its top level, and how many trials."""
     rows = []
     samples = results.samples.dropna(subset=["level"])
-    stopped = results.runs.set_index("run")["ladder_stopped"]
+    stopped_by_run = results.runs.set_index("run")["ladder_stopped"]
     for run, trials in samples.groupby("run", sort=True):
         found = span(ladder_trials(trials))
         shares = level_shares(ladder_trials(trials))
@@ -831,7 +831,8 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 "level 0": bottom[0],
                 "top level": top[0],
                 "stories": trials["base_story"].nunique(),
-                "stopped": int(stopped[run]),
+                # The task lists every story it climbed; count those this run played.
+                "stopped": len(stopped_by_run[run] & set(trials["base_story"])),
                 "trials": len(trials),
             }
         )

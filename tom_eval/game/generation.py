@@ -136,8 +136,9 @@ def in_processes(
     core); with one, `work` runs here. A worker runs `ship` instead (a module-level
     function: it is pickled), which does the work and returns it in a form that is cheap
     to send back, such as stories without their cached derivations, and `unship` restores
-    it here. Each job must seed its own randomness, so the result does not depend on the
-    number of workers. A job that fails cancels those not yet started."""
+    it here (a solved story cannot travel: its read-only mappings do not pickle). Each
+    job must seed its own randomness, so the result does not depend on the number of
+    workers. A job that fails cancels those not yet started."""
     workers = min(workers or os.cpu_count() or 1, len(jobs))
     if workers <= 1:
         return [work(job) for job in jobs]

@@ -148,7 +148,7 @@ def parse_ids(
     text = _list_text(value)
     if text == "all":
         return sorted(set(known))
-    if text == "mastery":
+    if selects_mastery(text):
         return list(mastery)
     ids: list[int] = []
     for part in text.split(","):
@@ -164,6 +164,11 @@ def parse_ids(
         # could be billions long.
         ids += [first, last, *(known_id for known_id in known if first <= known_id <= last)]
     return sorted(set(ids))
+
+
+def selects_mastery(value: str | int | list[int | str]) -> bool:
+    """Whether an `ids` value asks for the mastery Ids, read as `parse_ids` reads it."""
+    return _list_text(value) == "mastery"
 
 
 def is_whole_number(text: str) -> bool:

@@ -68,35 +68,52 @@ SAME_RUN = (
     "task_name",
     "task_version",
     "model",
+    "model_base_url",
     "model_args",
     "model_generate_config",
     "model_roles",
+    "solver",
+    "solver_args",
     "dataset_name",
     "dataset_sample_ids",
     "epochs",
+    "message_limit",
+    "token_limit",
+    "time_limit",
+    "working_limit",
+    "tags",
     "metadata",
 )
 """What makes two logs the same run (with every task argument): the same samples played by
-the same model with the same settings, and the same eval metadata (a study's participant,
-an imported run)."""
+the same model with the same settings, and the same tags and eval metadata (a study's
+participant, an imported run)."""
+
+PERSON = "tom/human"
+"""People at the terminal: two of them playing one command are two runs, not a repeat."""
 
 
 def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
-    """Only the newest log of a run repeated as it was (the same command run twice into
-    one folder): counting each would count every sample twice and narrow every interval.
-    Repeated measures are `--epochs`, which the sections count as trials."""
+    """One log of a run repeated as it was (the same command run twice into one folder):
+    counting each would count every sample twice and narrow every interval. The log kept is
+    a finished one if any, then the one with the most samples, then the newest. Repeated
+    measures are `--epochs`, which the sections count as trials."""
     columns = [c for c in evals.columns if c in SAME_RUN or c.startswith("task_arg_")]
     identity = ["\x1f".join(map(str, row)) for row in evals[columns].itertuples(index=False)]
-    ordered = evals.assign(identity=identity).sort_values("created")
-    older = ordered.duplicated("identity", keep="last")
-    newest = ordered.drop_duplicates("identity", keep="last").set_index("identity")["log"]
-    for log, key in ordered.loc[older, ["log", "identity"]].to_numpy():
+    ranked = evals.assign(
+        identity=identity,
+        finished=evals["status"] == "success",
+        saved=pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0),
+    ).sort_values(["finished", "saved", "created"])
+    repeats = ranked[ranked["model"] != PERSON]
+    dropped = repeats.duplicated("identity", keep="last")
+    kept = repeats.drop_duplicates("identity", keep="last").set_index("identity")["log"]
+    for log, key in repeats.loc[dropped, ["log", "identity"]].to_numpy():
         warnings.append(
-            f"{log}: the same run as the newer {newest[key]} (same task, model, settings and "
-            "samples); skipped, so each sample counts once (repeated measures: --epochs)"
+            f"{log}: the same run as {kept[key]} (same task, model, settings and samples); "
+            "skipped, so each sample counts once (repeated measures: --epochs)"
         )
-    kept: pd.DataFrame = evals.drop(index=ordered.index[older]).copy()
-    return kept
+    remaining: pd.DataFrame = evals.drop(index=repeats.index[dropped]).copy()
+    return remaining
 
 
 UNLISTED = (
