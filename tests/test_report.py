@@ -294,6 +294,24 @@ def test_a_run_repeated_as_it_was_counts_once(
     assert summary.loc["choice, ids=7,8,9, reps=1", "N"] == 12
 
 
+def test_a_sample_in_two_logs_of_one_run_counts_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    for limit in (5, None):  # a first try, then the whole run, into one folder
+        inspect_eval(
+            tom(ids="7,8", reps=1),
+            model="tom/always-pass",
+            log_dir=str(folder),
+            display="none",
+            limit=limit,
+        )
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "5 sample(s) also in a later or fuller log of the run" in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert summary["N"].tolist() == [8]
+
+
 def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
     from tasks.false_belief import false_belief
 

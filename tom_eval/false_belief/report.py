@@ -19,7 +19,7 @@ from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 from tom_eval.errors import InputError
 from tom_eval.false_belief.parsing import on_key
 from tom_eval.report.charts import save
-from tom_eval.report.logs import changed_settings, json_object, label_runs
+from tom_eval.report.logs import changed_settings, json_object, label_runs, once_per_sample
 from tom_eval.report.section import Context
 from tom_eval.report.stats import wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
@@ -135,7 +135,8 @@ def outcomes(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per prompt (the 16 and any perturbations) and one per sentence step, each
     with its run, eval and task. `evals` has the columns `log`, `eval_id` and `run`;
-    samples that errored are left out with a warning."""
+    samples that errored are left out with a warning, and so are a run's samples repeated
+    in another of its logs (`once_per_sample`)."""
     if evals.empty:
         return pd.DataFrame(), pd.DataFrame()
     logs = list(evals["log"])
@@ -143,6 +144,7 @@ def outcomes(
     missing = [column for column in _REQUIRED if column not in frame.columns]
     if missing:
         raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
+    frame = once_per_sample(frame, evals, warnings)
     runs = evals.set_index("eval_id")["run"]
     prompts, steps = [], []
     unscored: dict[str, int] = {}

@@ -34,7 +34,14 @@ from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
 from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.spec import EXTRAS, MasteryCategory, read_mastery
 from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
-from tom_eval.report.logs import changed_settings, json_object, label_runs, number, read_evals
+from tom_eval.report.logs import (
+    changed_settings,
+    json_object,
+    label_runs,
+    number,
+    once_per_sample,
+    read_evals,
+)
 from tom_eval.report.stats import Z95, balanced, fisher_exact, mann_whitney, two_proportions, wilson
 
 TASK_NAMES = ("tom", "tom_eval/tom")
@@ -186,7 +193,7 @@ def _trial_runs(
     """Trial-mode runs and their trials (both empty when there is no trial-mode log)."""
     if evals.empty:
         return pd.DataFrame(), pd.DataFrame()
-    samples = _samples(list(evals["log"]), evals, quiet)
+    samples = _samples(list(evals["log"]), evals, warnings, quiet)
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
     # A ladder's base stories that could not be climbed to its top level (docs/ladder.md).
     evals["ladder_stopped"] = [
@@ -305,9 +312,12 @@ def _reasoning_chars(message: ChatMessage) -> int:
     )
 
 
-def _samples(logs: list[str], evals: pd.DataFrame, quiet: bool) -> pd.DataFrame:
+def _samples(
+    logs: list[str], evals: pd.DataFrame, warnings: list[str], quiet: bool
+) -> pd.DataFrame:
     # full=True: sample summaries drop metadata values over 1 kB, and stories can be longer.
     frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    frame = once_per_sample(frame, evals, warnings)
     messages = messages_df(
         logs,
         columns=[

@@ -13,7 +13,13 @@ from typing import Any
 import pandas as pd
 from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
-from tom_eval.report.logs import changed_settings, json_object, label_runs, number
+from tom_eval.report.logs import (
+    changed_settings,
+    json_object,
+    label_runs,
+    number,
+    once_per_sample,
+)
 from tom_eval.report.section import Context
 from tom_eval.report.stats import mean_interval, wilson
 from tom_eval.report.tables import csv, interval, markdown
@@ -93,6 +99,7 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
     frame = samples_df(
         list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
     )
+    frame = once_per_sample(frame, evals, context.warnings)
     runs = evals.set_index("eval_id")["run"]
     scorer = next(c for c in frame.columns if c.startswith("score_") and c.endswith("_scorer"))
     values = pd.DataFrame(

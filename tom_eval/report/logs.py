@@ -58,6 +58,7 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
     ]
     evals = _without_repeats(evals[~empty], warnings)
+    evals["person"] = evals["model"] == PERSON
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
     evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
@@ -99,11 +100,7 @@ def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
     measures are `--epochs`, which the sections count as trials."""
     columns = [c for c in evals.columns if c in SAME_RUN or c.startswith("task_arg_")]
     identity = ["\x1f".join(map(str, row)) for row in evals[columns].itertuples(index=False)]
-    ranked = evals.assign(
-        identity=identity,
-        finished=evals["status"] == "success",
-        saved=pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0),
-    ).sort_values(["finished", "saved", "created"])
+    ranked = by_preference(evals.assign(identity=identity))
     repeats = ranked[ranked["model"] != PERSON]
     dropped = repeats.duplicated("identity", keep="last")
     kept = repeats.drop_duplicates("identity", keep="last").set_index("identity")["log"]
@@ -114,6 +111,46 @@ def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
         )
     remaining: pd.DataFrame = evals.drop(index=repeats.index[dropped]).copy()
     return remaining
+
+
+def by_preference(evals: pd.DataFrame) -> pd.DataFrame:
+    """The logs from the least to the most preferred, when two hold the same samples of one
+    run: a finished log before an unfinished one, then the one with more samples, then the
+    newer."""
+    ranked: pd.DataFrame = (
+        evals.assign(
+            finished=evals["status"] == "success",
+            saved=pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0),
+        )
+        .sort_values(["finished", "saved", "created"], kind="stable")
+        .drop(columns=["finished", "saved"])
+    )
+    return ranked
+
+
+def once_per_sample(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """`samples_df` rows with each sample and epoch of a run once, from its preferred log
+    (`by_preference`; `evals` names each log's `run`): a run whose logs overlap (a `--limit`
+    try, then the whole run, into one folder) would count the shared samples twice. Logs
+    whose eval metadata differ are separate sessions and keep every sample (two recorded
+    runs of one model, two participants), and so do people's runs, named or not."""
+    order = {eval_id: rank for rank, eval_id in enumerate(by_preference(evals)["eval_id"])}
+    logs = evals.set_index("eval_id")
+    metadata = logs["metadata"] if "metadata" in logs else pd.Series(None, index=logs.index)
+    ranked = frame.assign(
+        run=frame["eval_id"].map(logs["run"]),
+        session=frame["eval_id"].map(metadata.map(str)),
+        rank=frame["eval_id"].map(order),
+        person=frame["eval_id"].map(logs["person"]).astype(bool),
+    ).sort_values("rank", kind="stable")
+    key = ["run", "session", "id", "epoch"]
+    repeated = ranked.duplicated(key, keep="last") & ~ranked["person"]
+    for run, count in ranked.loc[repeated, "run"].value_counts().sort_index().items():
+        warnings.append(
+            f"{run}: {count} sample(s) also in a later or fuller log of the run; each counted once"
+        )
+    kept: pd.DataFrame = frame.drop(index=ranked.index[repeated])
+    return kept
 
 
 UNLISTED = (
