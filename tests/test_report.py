@@ -31,6 +31,7 @@ from conftest import ROOT
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.players import respond
+from tom_eval.report.logs import once_per_sample
 from tom_eval.report.stats import mean_interval
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
@@ -604,3 +605,29 @@ def test_the_interval_of_a_mean_in_zero_to_one_stays_in_zero_to_one() -> None:
     assert round(low, 3) == 0.013 and high == 1.0
     low, high = mean_interval([0.0, 0.0, 1.0], bounds=(0.0, 1.0))
     assert low == 0.0 and round(high, 3) == 0.987
+
+
+def test_only_one_session_drops_its_repeated_samples() -> None:
+    evals = pd.DataFrame(
+        {
+            "eval_id": ["first", "second", "other", "person"],
+            "run": ["r", "r", "r", "r"],
+            "metadata": [None, None, '{"imported": {"run": "x"}}', None],
+            "person": [False, False, False, True],
+            "status": ["success"] * 4,
+            "completed_samples": [1, 2, 2, 2],
+            "created": ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04"],
+        }
+    )
+    frame = pd.DataFrame(
+        {
+            "eval_id": ["first", "second", "second", "other", "other", "person", "person"],
+            "id": ["a", "a", "b", "a", "b", "a", "b"],
+            "epoch": [1] * 7,
+        }
+    )
+    warnings: list[str] = []
+    kept = once_per_sample(frame, evals, warnings)
+    assert kept["eval_id"].tolist() == ["second", "second", "other", "other", "person", "person"]
+    (warning,) = warnings
+    assert warning == "r: 1 sample(s) also in a later or fuller log of the run; each counted once"

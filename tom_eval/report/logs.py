@@ -143,13 +143,13 @@ def once_per_sample(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str
         rank=frame["eval_id"].map(order),
         person=frame["eval_id"].map(logs["person"]).astype(bool),
     ).sort_values("rank", kind="stable")
-    key = ["run", "session", "id", "epoch"]
-    repeated = ranked.duplicated(key, keep="last") & ~ranked["person"]
-    for run, count in ranked.loc[repeated, "run"].value_counts().sort_index().items():
+    sessions = ranked[~ranked["person"]]
+    repeated = sessions.duplicated(["run", "session", "id", "epoch"], keep="last")
+    for run, count in sessions.loc[repeated, "run"].value_counts().sort_index().items():
         warnings.append(
             f"{run}: {count} sample(s) also in a later or fuller log of the run; each counted once"
         )
-    kept: pd.DataFrame = frame.drop(index=ranked.index[repeated])
+    kept: pd.DataFrame = frame.drop(index=sessions.index[repeated])
     return kept
 
 
