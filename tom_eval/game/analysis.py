@@ -196,9 +196,7 @@ def _trial_runs(
     samples = _samples(list(evals["log"]), evals, warnings, quiet)
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
     # A ladder's base stories that could not be climbed to its top level (docs/ladder.md).
-    evals["ladder_stopped"] = [
-        sorted(json_object(entry).get("ladder_stopped") or {}) for entry in metadata
-    ]
+    evals["ladder_stopped"] = [_ladder_stopped(json_object(entry)) for entry in metadata]
     unscored = samples["valid"].isna()
     for run, count in samples.loc[unscored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
@@ -220,6 +218,12 @@ def _trial_runs(
     )
     runs["trials"] = [int((samples["run"] == run).sum()) for run in runs["run"]]
     return runs, samples
+
+
+def _ladder_stopped(metadata: dict[str, Any]) -> list[str]:
+    """The base stories a ladder run's task could not climb to its top (none elsewhere)."""
+    stopped = metadata.get("ladder_stopped")
+    return sorted(stopped) if isinstance(stopped, dict) else []
 
 
 def _games(

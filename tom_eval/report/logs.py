@@ -57,8 +57,8 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         without_results(log, status)
         for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
     ]
-    evals = _without_repeats(evals[~empty], warnings)
-    evals["person"] = evals["model"] == PERSON
+    evals = evals[~empty].assign(person=evals["model"] == PERSON)
+    evals = _without_repeats(evals, warnings)
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
     evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
@@ -101,7 +101,7 @@ def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
     columns = [c for c in evals.columns if c in SAME_RUN or c.startswith("task_arg_")]
     identity = ["\x1f".join(map(str, row)) for row in evals[columns].itertuples(index=False)]
     ranked = by_preference(evals.assign(identity=identity))
-    repeats = ranked[ranked["model"] != PERSON]
+    repeats = ranked[~ranked["person"]]
     dropped = repeats.duplicated("identity", keep="last")
     kept = repeats.drop_duplicates("identity", keep="last").set_index("identity")["log"]
     for log, key in repeats.loc[dropped, ["log", "identity"]].to_numpy():
@@ -171,8 +171,9 @@ def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
             if path.is_dir()
             else [str(path.resolve())]  # evals_df names a log by its absolute path
         )
+        folder = path.resolve()
         for log in found:
-            if path.is_dir() and _in_hidden_folder(path, log):
+            if path.is_dir() and _in_hidden_folder(folder, log):
                 warnings.append(
                     f"{log}: in a hidden folder (such as the staging folder of an "
                     "interrupted tom-eval import-runs); skipped"
@@ -188,10 +189,10 @@ def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
 
 
 def _in_hidden_folder(folder: Path, log: str) -> bool:
-    """Whether `log` lies in a folder below `folder` whose name starts with a dot: not the
-    user's runs, and counting them would count some runs twice."""
+    """Whether `log` lies in a folder below `folder` (resolved) whose name starts with a
+    dot: not the user's runs, and counting them would count some runs twice."""
     try:
-        parts = Path(log).parent.resolve().relative_to(folder.resolve()).parts
+        parts = Path(log).parent.resolve().relative_to(folder).parts
     except ValueError:  # a linked folder that lies elsewhere
         return False
     return any(part.startswith(".") for part in parts)
