@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import TypeVar
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import GenerateConfig
 
 from scorers.coherence import coherence_metrics, coherence_scorer
@@ -27,7 +26,7 @@ from tom_eval.errors import InputError, user_path
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import sample_size, whole_seed
-from tom_eval.task_args import file_name, names, one_of, whole_number
+from tom_eval.task_args import file_name, names, one_of, task_arguments, whole_number
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -65,7 +64,7 @@ def coherence(
     """
     refuse_unplayable("coherence")
     show_progress()
-    try:
+    with task_arguments("coherence"):
         domains = _in_order(names("domain", domain, DOMAINS), DOMAINS)
         tasks = _in_order(names("task", task, TASKS), TASKS)
         chosen = one_of("estimator", estimator, ESTIMATORS)
@@ -80,8 +79,6 @@ def coherence(
         prior_file = file_name("prior", prior)
         weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
-    except InputError as error:
-        raise PrerequisiteError(f"coherence: {error}") from None
     dataset, subset = coherence_dataset(domains, tasks, size, subset_seed)
     return Task(
         dataset=dataset,

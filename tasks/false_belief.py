@@ -9,7 +9,6 @@ read from `item_file` (e.g. the paper's originals, which are not shipped). See d
 from __future__ import annotations
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import GenerateConfig
 
 from scorers.false_belief import false_belief_scorer
@@ -22,7 +21,7 @@ from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import file_name, flag, one_of, whole_number
+from tom_eval.task_args import file_name, flag, one_of, task_arguments, whole_number
 
 
 @task
@@ -64,7 +63,7 @@ def false_belief(
     """
     refuse_unplayable("false_belief")
     show_progress()
-    try:
+    with task_arguments("false_belief"):
         chosen = one_of("estimator", estimator, ESTIMATORS)
         contents = whole_number("contents", contents, minimum=0)
         transfer = whole_number("transfer", transfer, minimum=0)
@@ -83,8 +82,6 @@ def false_belief(
         if not items:
             raise InputError("no tasks: contents and transfer are both 0")
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
-    except InputError as error:
-        raise PrerequisiteError(f"false_belief: {error}") from None
     dataset, subset = sample_subset(
         false_belief_dataset(items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence),
         size,

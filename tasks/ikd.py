@@ -11,7 +11,6 @@ tom_eval/knowledge/source.py) or read from `data_dir`. See docs/knowledge.md.
 from __future__ import annotations
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.solver import generate
 
 from scorers.ikd import ikd_scorer
@@ -27,7 +26,7 @@ from tom_eval.knowledge.records import load_ikd
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import flag, one_of
+from tom_eval.task_args import flag, one_of, task_arguments
 
 
 @task
@@ -61,7 +60,7 @@ def ikd(
     """
     refuse_unplayable("ikd")
     show_progress()
-    try:
+    with task_arguments("ikd"):
         chosen_stories = one_of("stories", stories, STORIES)
         chosen_highlight = one_of("highlight", highlight, HIGHLIGHTS)
         focus = flag("focus_on_knowledge", focus_on_knowledge)
@@ -74,8 +73,6 @@ def ikd(
         present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
         genres = chosen_genres(genre, present)
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
-    except InputError as error:
-        raise PrerequisiteError(f"ikd: {error}") from None
     dataset, subset = sample_subset(
         ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
         size,

@@ -10,11 +10,10 @@ and the action that uses it (a knowledge leak). The authors' data is downloaded 
 from __future__ import annotations
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.solver import generate
 
 from scorers.knp import knp_judge_scorer, knp_metrics, knp_scorer
-from tom_eval.errors import InputError, user_path
+from tom_eval.errors import user_path
 from tom_eval.knowledge.dataset import (
     ORDERS,
     chosen_genres,
@@ -26,7 +25,7 @@ from tom_eval.knowledge.records import load_knp
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import flag, one_of, whole_number
+from tom_eval.task_args import flag, one_of, task_arguments, whole_number
 
 
 @task
@@ -60,7 +59,7 @@ def knp(
             (default: every item).
         sample_seed: the seed of the subset (default 0).
     """
-    try:
+    with task_arguments("knp"):
         chosen_order = one_of("order", order, ORDERS)
         number = whole_number("seed", seed)
         open_question = flag("open_ended", open_ended)
@@ -70,8 +69,6 @@ def knp(
         data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
-    except InputError as error:
-        raise PrerequisiteError(f"knp: {error}") from None
     both = chosen_order == "both" and not open_question
     dataset, subset = sample_subset(
         knp_dataset(

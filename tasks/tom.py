@@ -9,7 +9,6 @@ what is measured.
 from __future__ import annotations
 
 from inspect_ai import Epochs, Task, task
-from inspect_ai._util.error import PrerequisiteError
 
 from scorers.game import game_scorer
 from scorers.tom import key_mean_reducer, ladder_metrics, tom_scorer
@@ -25,7 +24,7 @@ from tom_eval.game.turn import parse_lineup
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import file_name, flag, one_of, whole_number
+from tom_eval.task_args import file_name, flag, one_of, task_arguments, whole_number
 
 MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
@@ -89,7 +88,7 @@ def tom(
     """
     refuse_unplayable("tom")
     show_progress()
-    try:
+    with task_arguments("tom"):
         chosen_format = one_of("response_format", response_format, RESPONSE_FORMATS)
         mode = one_of("mode", mode, MODES)
         history = one_of("history", history, HISTORY_MODES)
@@ -137,9 +136,6 @@ def tom(
             # A ladder draws base stories whole: the span compares a story's levels.
             (lambda sample: str((sample.metadata or {})["base_story"])) if ladder else None,
         )
-    except InputError as error:
-        # Inspect prints a PrerequisiteError as one line, without a traceback.
-        raise PrerequisiteError(f"tom: {error}") from None
     return Task(
         dataset=dataset,
         solver=play_turn(chosen_format, chosen_lineup, rules, seed, structured),

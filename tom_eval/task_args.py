@@ -8,12 +8,26 @@ value is refused in one line instead of failing deep in a task, or being used as
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
+
+from inspect_ai._util.error import PrerequisiteError
 
 from tom_eval.errors import InputError
 
 Choice = TypeVar("Choice", bound=str)
+
+
+@contextmanager
+def task_arguments(task: str) -> Iterator[None]:
+    """Reads a task's arguments: a value a reader refuses (an InputError) stops the task
+    before it starts, in one line that names the task. Inspect prints a PrerequisiteError
+    without a traceback and writes no log."""
+    try:
+        yield
+    except InputError as error:
+        raise PrerequisiteError(f"{task}: {error}") from None
 
 
 def whole_number(name: str, value: object, minimum: int | None = None) -> int:
