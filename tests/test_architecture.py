@@ -31,6 +31,7 @@ TOP = {
     "intervals",
     "json_fields",
     "progress",
+    "refusal",
     "registry",
     "sampling",
     "task_args",

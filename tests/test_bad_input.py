@@ -585,6 +585,30 @@ def test_scenario_files_nested_deeply_are_refused_by_the_task(tmp_path: Path) ->
     assert not (tmp_path / "logs").exists()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        (["tasks/tom.py", "-T", "reps=x"], "tom: reps must be a whole number, not 'x'"),
+        (["tasks/knp.py"], "tom/oracle cannot play knp: it plays tom"),
+        (["tasks/tom.py", "-M", "sede=3"], "unknown model arg 'sede'"),
+    ],
+)
+@pytest.mark.parametrize("display", [["--display", "none"], ["--json"], ["--display", "plain"]])
+def test_a_refused_run_says_why_once_under_every_display(
+    tmp_path: Path, arguments: list[str], line: str, display: list[str]
+) -> None:
+    """Inspect's `--display none` silences its own printing of a refusal: tom-eval's
+    refusals are heard there too (on standard error), and said once with `--json`."""
+    command = [sys.executable, "-m", "inspect_ai", "eval", *arguments, "--model", "tom/oracle"]
+    command += [*display, "--log-dir", str(tmp_path / "logs")]
+    wide = os.environ | {"COLUMNS": "300"}
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=wide)
+    assert run.returncode == 1
+    said = [text for text in (run.stdout + run.stderr).splitlines() if text.strip()]
+    assert len(said) == 1 and line in said[0], said
+    assert not (tmp_path / "logs").exists()
+
+
 def test_a_reference_file_without_transitions_is_checked_without_that_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

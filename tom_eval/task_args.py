@@ -12,9 +12,8 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from inspect_ai._util.error import PrerequisiteError
-
 from tom_eval.errors import InputError
+from tom_eval.refusal import refusal
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -22,12 +21,11 @@ Choice = TypeVar("Choice", bound=str)
 @contextmanager
 def task_arguments(task: str) -> Iterator[None]:
     """Reads a task's arguments: a value a reader refuses (an InputError) stops the task
-    before it starts, in one line that names the task. Inspect prints a PrerequisiteError
-    without a traceback and writes no log."""
+    before it starts, in one line that names the task, without a traceback and with no log."""
     try:
         yield
     except InputError as error:
-        raise PrerequisiteError(f"{task}: {error}") from None
+        raise refusal(f"{task}: {error}") from None
 
 
 def whole_number(name: str, value: object, minimum: int | None = None) -> int:

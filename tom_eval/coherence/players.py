@@ -18,11 +18,11 @@ import random
 from collections.abc import Mapping
 from typing import ClassVar
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, TopLogprob
 
 from tom_eval.coherence.agents import POLICIES, AnswerText, Policy, distribution, item_of_prompt
 from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
+from tom_eval.refusal import refusal
 
 
 class CoherencePlayer(LocalProvider):
@@ -35,7 +35,7 @@ class CoherencePlayer(LocalProvider):
 
     def setup(self) -> None:
         if self.model_name not in POLICIES:
-            raise PrerequisiteError(f"{self.name} is no coherence agent ({', '.join(POLICIES)})")
+            raise refusal(f"{self.name} is no coherence agent ({', '.join(POLICIES)})")
         self.policy: Policy = "rational" if self.model_name == "rational" else "random-agent"
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:

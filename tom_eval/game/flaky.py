@@ -29,7 +29,6 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import ClassVar
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, RetryDecision
 from tenacity import wait_fixed
@@ -37,6 +36,7 @@ from tenacity.wait import WaitBaseT
 
 from tom_eval.game.players import ReferencePlayer
 from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least
+from tom_eval.refusal import refusal
 
 
 class InjectedFault(Exception):
@@ -74,9 +74,7 @@ class FlakyPlayer(LocalProvider):
 
     def setup(self) -> None:
         if self.error_rate + self.timeout_rate > 1:
-            raise PrerequisiteError(
-                f"{self.name}: error_rate and timeout_rate must sum to at most 1"
-            )
+            raise refusal(f"{self.name}: error_rate and timeout_rate must sum to at most 1")
         self.wrapped = ReferencePlayer(self.player, seed=self.seed, latency=self.latency)
         self.attempts: Counter[str] = Counter()
         """Attempts so far per call (sample, epoch and conversation)."""

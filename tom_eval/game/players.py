@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import ChatMessage, GenerateConfig
 
 from tom_eval.game.decisions import PASS, Action, Situation, decide
@@ -47,6 +46,7 @@ from tom_eval.game.prompts import (
 from tom_eval.game.rules import always_truthful_to
 from tom_eval.game.world import NOTHING, SELF, Enter, Leave
 from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least
+from tom_eval.refusal import refusal
 
 
 def oracle(view: PromptView, seed: str) -> Action:
@@ -214,11 +214,11 @@ class ReferencePlayer(LocalProvider):
 
     def setup(self) -> None:
         if self.model_name not in POLICIES:
-            raise PrerequisiteError(
+            raise refusal(
                 f"unknown reference player '{self.name}' (use one of: {', '.join(POLICIES)})"
             )
         if (self.model_name == "bounded") != (self.memory is not None):
-            raise PrerequisiteError(
+            raise refusal(
                 f"{self.name}: -M memory=K (the events it keeps) is for tom/bounded, which needs it"
             )
 

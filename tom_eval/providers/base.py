@@ -28,7 +28,6 @@ from typing import Any, ClassVar, NoReturn
 
 import anyio
 import click
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import (
     ChatCompletionChoice,
@@ -43,6 +42,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
+
+from tom_eval.refusal import refusal
 
 DEFAULT_CONFIG = GenerateConfig()
 
@@ -87,9 +88,7 @@ def read_args(
     rest = {name: value for name, value in given.items() if name not in declared}
     if strict and rest:
         takes = ", ".join(declared) or "none"
-        raise PrerequisiteError(
-            f"{provider}: unknown model arg '{next(iter(rest))}' (takes: {takes})"
-        )
+        raise refusal(f"{provider}: unknown model arg '{next(iter(rest))}' (takes: {takes})")
     values = {}
     for name, arg in declared.items():
         value = given.get(name, arg.default)
@@ -103,9 +102,9 @@ def _read(provider: str, name: str, arg: Arg, value: Any) -> Any:
     except (TypeError, ValueError):
         kind = {int: "a whole number", float: "a number", yes_no: "true or false"}
         wanted = kind.get(arg.read, "text")
-        raise PrerequisiteError(f"{provider}: -M {name} must be {wanted}, not {value!r}") from None
+        raise refusal(f"{provider}: -M {name} must be {wanted}, not {value!r}") from None
     if not arg.allowed(read):
-        raise PrerequisiteError(f"{provider}: -M {name} must be {arg.rule}, not {value!r}")
+        raise refusal(f"{provider}: -M {name} must be {arg.rule}, not {value!r}")
     return read
 
 
@@ -229,9 +228,9 @@ def refuse_unplayable(task: str) -> None:
     it starts, in one line and with no log (a PrerequisiteError)."""
     model = active_model()
     api = model.api if model is not None else None
-    refusal = api.refusal(task) if isinstance(api, LocalProvider) else None
-    if refusal:
-        raise PrerequisiteError(refusal)
+    reason = api.refusal(task) if isinstance(api, LocalProvider) else None
+    if reason:
+        raise refusal(reason)
 
 
 _stopped_runs: set[str] = set()
