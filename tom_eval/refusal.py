@@ -17,7 +17,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.util import display_type
 
 
-def refusal(message: str) -> PrerequisiteError:
+def refused(message: str) -> PrerequisiteError:
     """The exception that stops a run with `message` as its one line, whatever the display."""
     if not isinstance(sys.excepthook, _SaidUnderNoDisplay):
         sys.excepthook = _SaidUnderNoDisplay(sys.excepthook)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from tom_eval.errors import InputError
-from tom_eval.refusal import refusal
+from tom_eval.refusal import refused
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -25,7 +25,7 @@ def task_arguments(task: str) -> Iterator[None]:
     try:
         yield
     except InputError as error:
-        raise refusal(f"{task}: {error}") from None
+        raise refused(f"{task}: {error}") from None
 
 
 def whole_number(name: str, value: object, minimum: int | None = None) -> int:

@@ -22,7 +22,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Top
 
 from tom_eval.coherence.agents import POLICIES, AnswerText, Policy, distribution, item_of_prompt
 from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
-from tom_eval.refusal import refusal
+from tom_eval.refusal import refused
 
 
 class CoherencePlayer(LocalProvider):
@@ -35,7 +35,7 @@ class CoherencePlayer(LocalProvider):
 
     def setup(self) -> None:
         if self.model_name not in POLICIES:
-            raise refusal(f"{self.name} is no coherence agent ({', '.join(POLICIES)})")
+            raise refused(f"{self.name} is no coherence agent ({', '.join(POLICIES)})")
         self.policy: Policy = "rational" if self.model_name == "rational" else "random-agent"
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:

@@ -36,7 +36,7 @@ from tenacity.wait import WaitBaseT
 
 from tom_eval.game.players import ReferencePlayer
 from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least
-from tom_eval.refusal import refusal
+from tom_eval.refusal import refused
 
 
 class InjectedFault(Exception):
@@ -74,7 +74,7 @@ class FlakyPlayer(LocalProvider):
 
     def setup(self) -> None:
         if self.error_rate + self.timeout_rate > 1:
-            raise refusal(f"{self.name}: error_rate and timeout_rate must sum to at most 1")
+            raise refused(f"{self.name}: error_rate and timeout_rate must sum to at most 1")
         self.wrapped = ReferencePlayer(self.player, seed=self.seed, latency=self.latency)
         self.attempts: Counter[str] = Counter()
         """Attempts so far per call (sample, epoch and conversation)."""

@@ -46,7 +46,7 @@ from tom_eval.game.prompts import (
 from tom_eval.game.rules import always_truthful_to
 from tom_eval.game.world import NOTHING, SELF, Enter, Leave
 from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least
-from tom_eval.refusal import refusal
+from tom_eval.refusal import refused
 
 
 def oracle(view: PromptView, seed: str) -> Action:
@@ -214,11 +214,11 @@ class ReferencePlayer(LocalProvider):
 
     def setup(self) -> None:
         if self.model_name not in POLICIES:
-            raise refusal(
+            raise refused(
                 f"unknown reference player '{self.name}' (use one of: {', '.join(POLICIES)})"
             )
         if (self.model_name == "bounded") != (self.memory is not None):
-            raise refusal(
+            raise refused(
                 f"{self.name}: -M memory=K (the events it keeps) is for tom/bounded, which needs it"
             )
 

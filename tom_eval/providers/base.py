@@ -43,7 +43,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.refusal import refusal
+from tom_eval.refusal import refused
 
 DEFAULT_CONFIG = GenerateConfig()
 
@@ -88,7 +88,7 @@ def read_args(
     rest = {name: value for name, value in given.items() if name not in declared}
     if strict and rest:
         takes = ", ".join(declared) or "none"
-        raise refusal(f"{provider}: unknown model arg '{next(iter(rest))}' (takes: {takes})")
+        raise refused(f"{provider}: unknown model arg '{next(iter(rest))}' (takes: {takes})")
     values = {}
     for name, arg in declared.items():
         value = given.get(name, arg.default)
@@ -102,9 +102,9 @@ def _read(provider: str, name: str, arg: Arg, value: Any) -> Any:
     except (TypeError, ValueError):
         kind = {int: "a whole number", float: "a number", yes_no: "true or false"}
         wanted = kind.get(arg.read, "text")
-        raise refusal(f"{provider}: -M {name} must be {wanted}, not {value!r}") from None
+        raise refused(f"{provider}: -M {name} must be {wanted}, not {value!r}") from None
     if not arg.allowed(read):
-        raise refusal(f"{provider}: -M {name} must be {arg.rule}, not {value!r}")
+        raise refused(f"{provider}: -M {name} must be {arg.rule}, not {value!r}")
     return read
 
 
@@ -230,7 +230,7 @@ def refuse_unplayable(task: str) -> None:
     api = model.api if model is not None else None
     reason = api.refusal(task) if isinstance(api, LocalProvider) else None
     if reason:
-        raise refusal(reason)
+        raise refused(reason)
 
 
 _stopped_runs: set[str] = set()

@@ -29,7 +29,7 @@ from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args
-from tom_eval.refusal import refusal
+from tom_eval.refusal import refused
 
 PACKAGED = {
     "smollm2": (
@@ -59,11 +59,11 @@ def model_file(name: str, model_path: str | None = None) -> Path:
     if model_path:
         path = Path(model_path).expanduser()
         if not path.is_file():
-            raise refusal(f"gguf/{name}: no model file at {path}")
+            raise refused(f"gguf/{name}: no model file at {path}")
         return path
     if name not in PACKAGED:
         known = ", ".join(PACKAGED)
-        raise refusal(
+        raise refused(
             f"gguf/{name}: not a packaged model (packaged: {known}); "
             "run any GGUF with -M model_path=FILE.gguf"
         )
@@ -71,12 +71,12 @@ def model_file(name: str, model_path: str | None = None) -> Path:
     # find_spec, not import: the package's own module imports its (absent) dependencies.
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise refusal(f"gguf/{name} needs its weights: run {install}")
+        raise refused(f"gguf/{name} needs its weights: run {install}")
     path = Path(next(iter(spec.submodule_search_locations))) / filename
     if not path.is_file():
-        raise refusal(f"gguf/{name}: {path} is missing; run {install}")
+        raise refused(f"gguf/{name}: {path} is missing; run {install}")
     if sha256(path) != digest:
-        raise refusal(f"gguf/{name}: {path} fails its checksum; reinstall with {install}")
+        raise refused(f"gguf/{name}: {path} fails its checksum; reinstall with {install}")
     return path
 
 
@@ -94,7 +94,7 @@ def start_server(path: Path, context_size: int, threads: int, parallel: int) -> 
     try:
         import xllamacpp
     except ImportError:
-        raise refusal(f"gguf models need the local runtime: run {LOCAL_EXTRA}") from None
+        raise refused(f"gguf models need the local runtime: run {LOCAL_EXTRA}") from None
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.n_ctx = context_size
@@ -107,7 +107,7 @@ def start_server(path: Path, context_size: int, threads: int, parallel: int) -> 
     try:
         return xllamacpp.Server(params)
     except RuntimeError as error:
-        raise refusal(f"{path}: llama.cpp cannot serve this file ({error})") from None
+        raise refused(f"{path}: llama.cpp cannot serve this file ({error})") from None
 
 
 class GGUFAPI(OpenAICompatibleAPI):
@@ -132,7 +132,7 @@ class GGUFAPI(OpenAICompatibleAPI):
             import openai  # noqa: F401  (Inspect's client needs it; inspect-ai does not bring it)
         except ImportError:
             message = f"gguf models need the openai package: run {LOCAL_EXTRA}"
-            raise refusal(message) from None
+            raise refused(message) from None
         # Args not ours go on to Inspect's OpenAI-compatible client.
         knobs, client_args = read_args(f"gguf/{model_name}", self.ARGS, model_args, strict=False)
         self.parallel: int = knobs["parallel"]
