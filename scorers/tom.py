@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, fields
 from typing import Protocol
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -45,6 +44,7 @@ from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord, take_record
 from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
+from tom_eval.refusal import refused
 
 
 class Played(Protocol):
@@ -236,7 +236,7 @@ def played_turn(state: TaskState) -> GameRecord:
     logged = (state.scores or {}).get("tom_scorer")
     metadata = (logged.metadata if logged else None) or {}
     if set(metadata) != {field.name for field in fields(GameRecord)}:
-        raise PrerequisiteError(
+        raise refused(
             f"sample {state.sample_id}: no played turn to score; score a log again with "
             "`inspect score --action append` (the turn is read from its earlier score, "
             "which tasks/tom.py logs from version 2-C)"

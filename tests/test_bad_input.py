@@ -594,19 +594,22 @@ def test_scenario_files_nested_deeply_are_refused_by_the_task(tmp_path: Path) ->
     ],
 )
 @pytest.mark.parametrize("display", [["--display", "none"], ["--json"], ["--display", "plain"]])
+@pytest.mark.parametrize("inspect_command", ["eval", "eval-set"])
 def test_a_refused_run_says_why_once_under_every_display(
-    tmp_path: Path, arguments: list[str], line: str, display: list[str]
+    tmp_path: Path, arguments: list[str], line: str, display: list[str], inspect_command: str
 ) -> None:
     """Inspect's `--display none` silences its own printing of a refusal: tom-eval's
-    refusals are heard there too (on standard error), and said once with `--json`."""
-    command = [sys.executable, "-m", "inspect_ai", "eval", *arguments, "--model", "tom/oracle"]
-    command += [*display, "--log-dir", str(tmp_path / "logs")]
+    refusals are heard there too (on standard error), and said once with `--json` and
+    under `eval-set` (which sets the display to none before it quiets the console)."""
+    command = [sys.executable, "-m", "inspect_ai", inspect_command, *arguments]
+    command += ["--model", "tom/oracle", *display, "--log-dir", str(tmp_path / "logs")]
     wide = os.environ | {"COLUMNS": "300"}
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=wide)
     assert run.returncode == 1
     said = [text for text in (run.stdout + run.stderr).splitlines() if text.strip()]
     assert len(said) == 1 and line in said[0], said
-    assert not (tmp_path / "logs").exists()
+    # eval-set makes the folder (with its id) before the task refuses: no log in it.
+    assert not [path for path in tmp_path.rglob("*") if path.suffix in (".eval", ".json")]
 
 
 def test_a_reference_file_without_transitions_is_checked_without_that_note(

@@ -1,10 +1,12 @@
 """Inspect's one-line refusal (a PrerequisiteError), heard under every display.
 
-Inspect prints an uncaught PrerequisiteError, without a traceback, through its rich console,
-which `--display none` silences: the run exits 1 having said nothing. So the first refusal
-also wraps the process's exception hook: under that display, the hook writes the line to
-standard error before Inspect's own hook runs. With `--json` Inspect prints the line itself
-and raises a SilentException instead, which the wrapper leaves alone, so nothing is said twice.
+Inspect prints an uncaught PrerequisiteError, without a traceback, through rich's global
+console, which `--display none` quiets: the run exits 1 having said nothing. So the first
+refusal also wraps the process's exception hook: when that console is quiet, the hook writes
+the line to standard error before Inspect's own hook runs. The test is the console itself,
+not the display type: `eval-set` sets the type to none before `eval` quiets the console, and
+a refusal in between is printed by Inspect. With `--json` Inspect prints the line itself and
+raises a SilentException instead, which the wrapper leaves alone, so nothing is said twice.
 """
 
 from __future__ import annotations
@@ -13,20 +15,21 @@ import sys
 from collections.abc import Callable
 from types import TracebackType
 
+import rich
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.util import display_type
 
 
 def refused(message: str) -> PrerequisiteError:
-    """The exception that stops a run with `message` as its one line, whatever the display."""
+    """The exception that stops a run with `message` as its one line, whatever the display
+    (the first call wraps `sys.excepthook`, for the quiet console)."""
     if not isinstance(sys.excepthook, _SaidUnderNoDisplay):
         sys.excepthook = _SaidUnderNoDisplay(sys.excepthook)
     return PrerequisiteError(message)
 
 
 class _SaidUnderNoDisplay:
-    """An exception hook that writes a PrerequisiteError to standard error under
-    `--display none`, then hands every exception to the hook it wraps."""
+    """An exception hook that writes a PrerequisiteError to standard error when rich's
+    console is quiet (`--display none`), then hands every exception to the hook it wraps."""
 
     def __init__(self, wrapped: Callable[..., object]) -> None:
         self.wrapped = wrapped
@@ -37,6 +40,6 @@ class _SaidUnderNoDisplay:
         exception: BaseException,
         traceback: TracebackType | None,
     ) -> None:
-        if isinstance(exception, PrerequisiteError) and display_type() == "none":
+        if isinstance(exception, PrerequisiteError) and rich.get_console().quiet:
             print(f"\n{exception.message}\n", file=sys.stderr, flush=True)
         self.wrapped(kind, exception, traceback)
