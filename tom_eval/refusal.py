@@ -22,12 +22,12 @@ from inspect_ai._util.error import PrerequisiteError
 def refused(message: str) -> PrerequisiteError:
     """The exception that stops a run with `message` as its one line, whatever the display
     (the first call wraps `sys.excepthook`, for the quiet console)."""
-    if not isinstance(sys.excepthook, _SaidUnderNoDisplay):
-        sys.excepthook = _SaidUnderNoDisplay(sys.excepthook)
+    if not isinstance(sys.excepthook, _SaidWhenQuiet):
+        sys.excepthook = _SaidWhenQuiet(sys.excepthook)
     return PrerequisiteError(message)
 
 
-class _SaidUnderNoDisplay:
+class _SaidWhenQuiet:
     """An exception hook that writes a PrerequisiteError to standard error when rich's
     console is quiet (`--display none`), then hands every exception to the hook it wraps."""
 

@@ -45,7 +45,6 @@ from tom_eval.report.logs import (
 from tom_eval.report.stats import Z95, balanced, fisher_exact, mann_whitney, two_proportions, wilson
 
 TASK_NAMES = ("tom", "tom_eval/tom")
-HUMAN = "tom/human"
 SCORE_KEYS = (
     "format_ok",
     "optimal",
@@ -148,7 +147,7 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     rows = evals.to_dict("records")
     evals["game"] = [_game_label(row) for row in rows]
     evals["scenario_set"] = [_scenario_set(row) for row in rows]
-    evals["baseline"] = evals["model"].str.startswith("tom/") & (evals["model"] != HUMAN)
+    evals["baseline"] = evals["model"].str.startswith("tom/") & ~evals["person"]
     _label_people(evals)
     mode = evals.get("task_arg_mode", pd.Series("trial", index=evals.index)).fillna("trial")
     trial_evals, game_evals = evals[mode != "game"].copy(), evals[mode == "game"].copy()
@@ -161,13 +160,13 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
 def _newest_per_participant(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
     """A study exported twice holds each person twice: only their newest log counts."""
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
-    person = pd.Series(
+    participant = pd.Series(
         [json_object(entry).get("participant") for entry in metadata], index=evals.index
     )
-    human = (evals["model"] == HUMAN) & person.notna()
-    newest = evals[human].assign(person=person[human]).sort_values("created")
-    older = newest.duplicated("person", keep="last")
-    for log, who in zip(newest.loc[older, "log"], newest.loc[older, "person"], strict=True):
+    named = evals["person"] & participant.notna()
+    newest = evals[named].assign(participant=participant[named]).sort_values("created")
+    older = newest.duplicated("participant", keep="last")
+    for log, who in zip(newest.loc[older, "log"], newest.loc[older, "participant"], strict=True):
         warnings.append(f"{log}: an older log of participant {who}; skipped")
     return evals.drop(index=newest.index[older])
 
@@ -176,7 +175,7 @@ def _label_people(evals: pd.DataFrame) -> None:
     """A person's run is named by its participant id (eval metadata `participant`, set by
     `tom-eval export` or `--metadata participant=...`), so each person gets a row; the
     reply file a study replays from is not a setting of the run."""
-    human = evals["model"] == HUMAN
+    human = evals["person"]
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
     participants = [json_object(entry).get("participant") for entry in metadata]
     evals.loc[human, "model"] = [

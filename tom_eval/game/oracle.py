@@ -40,8 +40,9 @@ class Solution:
         return assess(self.observation)
 
     @cached_property
-    def _actual(self) -> tuple[str | None, dict[str, Mind]]:
-        return actual_minds(self.scenario)
+    def _actual(self) -> tuple[str | None, Mapping[str, Mind]]:
+        truth, minds = actual_minds(self.scenario)
+        return truth, MappingProxyType(minds)
 
     @property
     def truth(self) -> str | None:
@@ -52,7 +53,7 @@ class Solution:
     def minds(self) -> Mapping[str, Mind]:
         """Each player's actual mind (ground truth, never shown to A); read-only, as a
         solution is shared (`shared_solution`)."""
-        return MappingProxyType(self._actual[1])
+        return self._actual[1]
 
     @cached_property
     def situation(self) -> Situation:
