@@ -22,11 +22,18 @@ from tom_eval.coherence.prior import read_prior
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
-from tom_eval.errors import InputError, user_path
+from tom_eval.errors import user_path
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import sample_size, whole_seed
-from tom_eval.task_args import file_name, names, one_of, task_arguments, whole_number
+from tom_eval.task_args import (
+    file_name,
+    names,
+    one_of,
+    real_number,
+    task_arguments,
+    whole_number,
+)
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -69,13 +76,11 @@ def coherence(
         tasks = _in_order(names("task", task, TASKS), TASKS)
         chosen = one_of("estimator", estimator, ESTIMATORS)
         samples = whole_number("samples", samples, minimum=1)
-        for name, value in (("temperature", temperature), ("floor", floor)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise InputError(f"{name} must be a number above 0, not '{value}'")
-        if not floor < 1:
-            raise InputError(f"floor is a probability: it must be below 1, not '{floor}'")
-        if isinstance(cost, bool) or not isinstance(cost, int | float) or not cost >= 0:
-            raise InputError(f"cost must be a number of 0 or more, not '{cost}'")
+        temperature = real_number("temperature", temperature, "a number above 0", lambda v: v > 0)
+        floor = real_number(
+            "floor", floor, "a probability above 0 and below 1", lambda v: 0 < v < 1
+        )
+        cost = real_number("cost", cost, "a number of 0 or more", lambda v: v >= 0)
         prior_file = file_name("prior", prior)
         weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)

@@ -4,6 +4,7 @@ numbers, and every metric on the reference agents and on known values."""
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import random
@@ -34,12 +35,14 @@ from tom_eval.coherence.rational import (
     forward,
     infer,
     rational_answers,
+    utility,
 )
 from tom_eval.coherence.worlds import (
     DOMAINS,
     INFERENCE_TASKS,
     ITEM_COUNTS,
     TASKS,
+    WORLDS,
     Domain,
     InferenceTask,
     Item,
@@ -365,6 +368,40 @@ def test_validity_by_hand() -> None:
     assert result.share_of_all == 0.0
     assert produces({"box": 0.5, "basket": 0.5}, "box")
     assert not produces({"box": 0.49, "basket": 0.51}, "box")
+
+
+@pytest.mark.parametrize(("cost", "temperature"), [(0.5, 0.1), (75.0, 0.1), (0.5, 0.0006)])
+def test_the_rational_inversion_is_exact_where_the_softmax_underflows(
+    cost: float, temperature: float
+) -> None:
+    # Above a utility gap of about 745 temperatures a location's probability is 0 as a
+    # float; the posterior is still defined. Compare every inference with 60-digit decimals.
+    for domain in DOMAINS:
+        reference = rational_answers(domain, cost=cost, temperature=temperature)
+        for task in INFERENCE_TASKS:
+            for item in items(domain, task):
+                exact = _exact_inversion(item, cost, temperature)
+                assert reference[item.item_id] == pytest.approx(exact, rel=1e-9, abs=1e-300)
+
+
+def _exact_inversion(item: Item, cost: float, temperature: float) -> dict[str, float]:
+    """The rational agent's uniform-prior posterior for `item`, in 60-digit decimals."""
+    assert item.action is not None
+    with decimal.localcontext() as context:
+        context.prec = 60
+        likelihoods = {}
+        for answer in answers(item):
+            ap = forward_item(item, answer)
+            assert ap.beliefs is not None and ap.desires is not None
+            scaled = {
+                place: decimal.Decimal(utility(item.domain, ap.beliefs, ap.desires, place, cost))
+                / decimal.Decimal(temperature)
+                for place in WORLDS[item.domain].locations
+            }
+            total = sum(value.exp() for value in scaled.values())
+            likelihoods[answer] = scaled[item.action].exp() / total
+        evidence = sum(likelihoods.values())
+        return {answer: float(value / evidence) for answer, value in likelihoods.items()}
 
 
 # ---------------------------------------------------------------- reference players

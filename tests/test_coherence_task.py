@@ -194,8 +194,9 @@ def test_the_agents_spell_their_answers_in_whole_tokens() -> None:
 
 def test_the_rational_agent_is_coherent_through_inspect(tmp_path: Path) -> None:
     # Every token path followed: the default floor reads answers below about 1e-3 as 0,
-    # which leaves Pearson's r at 1 but reorders the near-zero ones for Spearman.
-    log = run(tmp_path, "tom/rational", domain="container", floor=1e-15)
+    # which leaves Pearson's r at 1 but reorders the near-zero ones for Spearman. The floor
+    # is given as `-T floor=1e-15` gives it: as text, which YAML 1.1 does not read as a number.
+    log = run(tmp_path, "tom/rational", domain="container", floor="1e-15")
     values = metrics(log)
     for task in ("DI", "BI", "BDI"):
         assert values[f"container_{task}_r"] == pytest.approx(1.0)
@@ -358,7 +359,10 @@ def test_a_prior_changes_the_inversion(tmp_path: Path) -> None:
         ({"task": None}, "task names nothing"),
         ({"domain": 1}, "domain must be among container, movie, not '1'"),
         ({"prior": 1}, "prior must be a file name, not '1'"),
-        ({"floor": 2}, "floor is a probability: it must be below 1, not '2'"),
+        ({"floor": 2}, "floor must be a probability above 0 and below 1, not '2'"),
+        ({"floor": "1e-15x"}, "floor must be a probability above 0 and below 1, not '1e-15x'"),
+        ({"cost": float("inf")}, "cost must be a number of 0 or more, not 'inf'"),
+        ({"cost": True}, "cost must be a number of 0 or more, not 'True'"),
         ({"estimator": "guess"}, "estimator must be one of logprobs, sampling, not 'guess'"),
         ({"samples": 0}, "samples must be a whole number of 1 or more, not '0'"),
         ({"temperature": 0}, "temperature must be a number above 0, not '0'"),

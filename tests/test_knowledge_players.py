@@ -93,12 +93,19 @@ def test_the_baselines_score_what_they_must(tmp_path: Path) -> None:
 
 def test_the_report_has_a_table_per_knowledge_task(tmp_path: Path) -> None:
     run("knp", "tom/gold", tmp_path / "logs")
+    run("knp", "tom/gold", tmp_path / "logs", open_ended=True)
     run("ikd", "tom/always-no", tmp_path / "logs", genre="mystery")
+    run("ikd", "tom/always-no", tmp_path / "logs", data_dir=str(QUIRKS))
     assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     report = (tmp_path / "out" / "report.md").read_text()
     assert "### KNP" in report and "### IKD" in report
-    assert "| tom/gold [default] (knp) | 6 | 1.000 [0.610, 1.000] (n=6) |" in report
-    assert "tom/always-no [default] (ikd, genre=mystery)" in report
+    # Each run is read from its own scorer's column, and runs on other data never merge.
+    for options in ("", ", open_ended=True"):
+        run_label = f"tom/gold [default] (knp, data_dir={FIXTURES}{options})"
+        assert f"| {run_label} | 6 | 1.000 [0.610, 1.000] (n=6) |" in report
+    for data in (FIXTURES, QUIRKS):
+        assert f"tom/always-no [default] (ikd, data_dir={data}" in report
+    assert "left out" not in report
     assert (tmp_path / "out" / "knp.csv").is_file() and (tmp_path / "out" / "ikd.csv").is_file()
 
 

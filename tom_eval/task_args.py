@@ -8,7 +8,8 @@ value is refused in one line instead of failing deep in a task, or being used as
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+import math
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -35,6 +36,23 @@ def whole_number(name: str, value: object, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or too_small:
         raise InputError(f"{name} must be {wanted}, not '{value}'")
     return value
+
+
+def real_number(name: str, value: object, wanted: str, accept: Callable[[float], bool]) -> float:
+    """A finite number that `accept`s (`wanted` names those, for the error). Inspect's YAML
+    reads `1e-15` as text (YAML 1.1 wants `1.0e-15`), so text that Python reads as a
+    number is that number."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if number is None or not math.isfinite(number) or not accept(number):
+        raise InputError(f"{name} must be {wanted}, not '{value}'")
+    return number
 
 
 def flag(name: str, value: object) -> bool:

@@ -23,7 +23,7 @@ prior is uniform unless given.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from math import fsum
 
 from tom_eval.coherence.worlds import (
@@ -76,17 +76,48 @@ def forward(
     """P(action | beliefs, desires, states): a softmax of the utilities (module docstring).
     The states are part of the paradigm's input and are checked, but the agent cannot see
     them, so they do not change the prediction."""
+    locations = WORLDS[domain].locations
+    scaled = _scaled(domain, beliefs, desires, states, cost, temperature)
+    top = max(scaled)
+    weights = [math.exp(value - top) for value in scaled]
+    total = fsum(weights)
+    return {place: weight / total for place, weight in zip(locations, weights, strict=True)}
+
+
+def log_forward(
+    domain: Domain,
+    beliefs: Pair,
+    desires: Pair,
+    states: Pair,
+    *,
+    cost: float = DEFAULT_COST,
+    temperature: float = DEFAULT_TEMPERATURE,
+) -> dict[str, float]:
+    """log P(action | beliefs, desires, states): `forward` in log space, exact where a
+    probability underflows to 0 (a utility gap over temperature above about 745, as a
+    large cost or a near-zero temperature gives)."""
+    scaled = _scaled(domain, beliefs, desires, states, cost, temperature)
+    top = max(scaled)
+    log_total = top + math.log(fsum(math.exp(value - top) for value in scaled))
+    return {
+        place: value - log_total
+        for place, value in zip(WORLDS[domain].locations, scaled, strict=True)
+    }
+
+
+def _scaled(
+    domain: Domain, beliefs: Pair, desires: Pair, states: Pair, cost: float, temperature: float
+) -> list[float]:
+    """Each location's utility over the temperature, the softmax's input."""
     if temperature <= 0:
         raise ValueError(f"the temperature must be positive, not {temperature}")
     _check(beliefs in belief_configurations(domain), "beliefs", beliefs, domain)
     _check(desires in desire_configurations(), "desires", desires, domain)
     _check(states in state_configurations(domain), "states", states, domain)
-    locations = WORLDS[domain].locations
-    scaled = [utility(domain, beliefs, desires, place, cost) / temperature for place in locations]
-    top = max(scaled)
-    weights = [math.exp(value - top) for value in scaled]
-    total = fsum(weights)
-    return {place: weight / total for place, weight in zip(locations, weights, strict=True)}
+    return [
+        utility(domain, beliefs, desires, place, cost) / temperature
+        for place in WORLDS[domain].locations
+    ]
 
 
 def _check(valid: bool, name: str, value: Pair, domain: Domain) -> None:
@@ -98,8 +129,14 @@ def forward_model(
     domain: Domain, *, cost: float = DEFAULT_COST, temperature: float = DEFAULT_TEMPERATURE
 ) -> dict[str, dict[str, float]]:
     """The rational forward model over every action-prediction item of the domain."""
+    return _over_action_items(domain, forward, cost, temperature)
+
+
+def _over_action_items(
+    domain: Domain, model: Callable[..., dict[str, float]], cost: float, temperature: float
+) -> dict[str, dict[str, float]]:
     return {
-        item.item_id: forward(
+        item.item_id: model(
             domain,
             _pair(item.beliefs),
             _pair(item.desires),
@@ -128,13 +165,28 @@ def infer(
     ValueError when `prior` lacks one of the item's answers or weighs it below 0;
     `Unexplained` when every answer's weight is 0."""
     action = _action(item)
-    weights = {}
-    for answer in answers(item):
-        likelihood = model[forward_item(item, answer).item_id].get(action, 0.0)
-        weights[answer] = likelihood * _prior_weight(prior, answer, item)
-    total = fsum(weights.values())
-    if total <= 0:
+    return _posterior(
+        item,
+        {
+            answer: _log(model[forward_item(item, answer).item_id].get(action, 0.0))
+            + _log(_prior_weight(prior, answer, item))
+            for answer in answers(item)
+        },
+    )
+
+
+def _log(weight: float) -> float:
+    return math.log(weight) if weight > 0 else -math.inf
+
+
+def _posterior(item: Item, log_weights: Mapping[str, float]) -> dict[str, float]:
+    """The answers' weights normalised, from their logarithms (so that weights too small
+    for a float still compare); `Unexplained` when every weight is 0."""
+    top = max(log_weights.values())
+    if top == -math.inf:
         raise Unexplained(f"no answer of {item.item_id} gives its action any probability")
+    weights = {answer: math.exp(value - top) for answer, value in log_weights.items()}
+    total = fsum(weights.values())
     return {answer: weight / total for answer, weight in weights.items()}
 
 
@@ -158,9 +210,20 @@ def rational_answers(
     domain: Domain, *, cost: float = DEFAULT_COST, temperature: float = DEFAULT_TEMPERATURE
 ) -> dict[str, dict[str, float]]:
     """The rational agent's answer to every item of every task, keyed by item id: its
-    forward model for AP, the uniform-prior inversion of it for DI, BI and BDI."""
+    forward model for AP, the uniform-prior inversion of it for DI, BI and BDI. The
+    inversion reads the forward model in log space, so it stays exact when a probability
+    underflows to 0."""
     model = forward_model(domain, cost=cost, temperature=temperature)
+    log_model = _over_action_items(domain, log_forward, cost, temperature)
     inferences = {
-        item.item_id: infer(item, model) for task in INFERENCE_TASKS for item in items(domain, task)
+        item.item_id: _posterior(
+            item,
+            {
+                answer: log_model[forward_item(item, answer).item_id][_action(item)]
+                for answer in answers(item)
+            },
+        )
+        for task in INFERENCE_TASKS
+        for item in items(domain, task)
     }
     return {**model, **inferences}

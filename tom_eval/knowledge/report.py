@@ -28,6 +28,7 @@ KNP_TASKS = ("knp", "tom_eval/knp")
 IKD_TASKS = ("ikd", "tom_eval/ikd")
 LABEL_DEFAULTS: dict[str, dict[str, object]] = {
     "knp": {
+        "data_dir": None,
         "order": "seeded",
         "seed": 0,
         "open_ended": False,
@@ -36,6 +37,7 @@ LABEL_DEFAULTS: dict[str, dict[str, object]] = {
         "sample_seed": 0,
     },
     "ikd": {
+        "data_dir": None,
         "stories": "all",
         "highlight": "none",
         "focus_on_knowledge": False,
@@ -101,12 +103,12 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
     )
     frame = once_per_sample(frame, evals, context.warnings)
     runs = evals.set_index("eval_id")["run"]
-    scorer = next(c for c in frame.columns if c.startswith("score_") and c.endswith("_scorer"))
     values = pd.DataFrame(
         [
             {"run": runs[eval_id]} | {key: number(v.get(key)) for key in COLUMNS[task]}
-            for eval_id, v in zip(frame["eval_id"], frame[scorer].map(json_object), strict=True)
-        ]
+            for eval_id, v in zip(frame["eval_id"], _scores(frame).map(json_object), strict=True)
+        ],
+        columns=["run", *COLUMNS[task]],
     )
     unscored = values[COLUMNS[task][-1]].isna()
     for run, count in values.loc[unscored, "run"].value_counts().items():
@@ -125,6 +127,16 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
         rows.append(row)
     table: pd.DataFrame = pd.DataFrame(rows)
     return table
+
+
+def _scores(frame: pd.DataFrame) -> pd.Series:
+    """Each sample's score, whichever scorer gave it: a run with options is scored by
+    `knp_scorer` and an open-ended one by `knp_judge_scorer`, each a column of its own."""
+    scorers = [c for c in frame.columns if c.startswith("score_") and c.endswith("_scorer")]
+    if not scorers:
+        return pd.Series(None, index=frame.index, dtype=object)
+    scores: pd.Series = frame[scorers].bfill(axis=1).iloc[:, 0]
+    return scores
 
 
 def _view(table: pd.DataFrame, task: str) -> pd.DataFrame:
