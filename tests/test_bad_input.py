@@ -22,6 +22,7 @@ from test_scenario_file import reference_like
 
 from conftest import ROOT
 from tom_eval.cli import main
+from tom_eval.files import write_atomically
 from tom_eval.game.generation import generate
 from tom_eval.game.scenario_file import write_scenarios
 from tom_eval.game.spec import read_spec
@@ -163,6 +164,11 @@ CASES = [
         "out: is a folder; give a file name",
     ),
     Case(
+        "generate, --out a named pipe (renaming over it would replace it)",
+        lambda d: generate_into(str(fifo(d / "pipe"))),
+        "pipe: not a regular file; give a file name",
+    ),
+    Case(
         "generate, --out under a file",
         lambda d: generate_into(f"{write(d / 'plain', 'x')}/x.jsonl"),
         "plain/x.jsonl: ",
@@ -287,6 +293,30 @@ CASES = [
         lambda d: ["export", str(folder(d / "empty")), "--out", "logs"],
         "empty: no study here (no study.json)",
         ("logs", "empty/study.sqlite"),
+    ),
+    Case(
+        "export, a participant id that would name a file outside the export",
+        lambda d: [
+            "export",
+            str(edited_study(d, "UPDATE participants SET participant = '../outside'")),
+            "--out",
+            "logs",
+        ],
+        "study.sqlite: participant '../outside': the id is not letters, digits, - or _",
+        ("logs", "outside.json"),
+    ),
+    Case(
+        "export, no study, with --progress in a new folder",
+        lambda d: [
+            "export",
+            str(folder(d / "empty")),
+            "--out",
+            "logs",
+            "--progress",
+            "new/progress.json",
+        ],
+        "empty: no study here (no study.json)",
+        ("logs", "new"),
     ),
     Case(
         "export, --progress a folder",
@@ -652,3 +682,16 @@ def test_a_killed_log_with_scored_samples_is_not_called_empty(
     [warning] = capsys.readouterr().err.splitlines()
     assert "killed.eval: unfinished run (status started) holding 4 sample(s)" in warning
     assert "no scored samples" not in warning
+
+
+def fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+def test_a_file_written_through_a_symbolic_link_keeps_the_link(tmp_path: Path) -> None:
+    (tmp_path / "real.txt").write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to("real.txt")
+    write_atomically(link, "new")
+    assert link.is_symlink() and (tmp_path / "real.txt").read_text() == "new"

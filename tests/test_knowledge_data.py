@@ -158,6 +158,20 @@ def test_a_malformed_file_is_named_with_its_problem(
         read_knp(copy, str(copy))
 
 
+def test_an_unreadable_file_or_manifest_is_named(tmp_path: Path) -> None:
+    copy = copy_of_fixtures(tmp_path)
+    (copy / KNP_FILES.name(3)).write_bytes(b"\xff\xfe")
+    with pytest.raises(InputError, match=r"qa_3\.json: not UTF-8 text"):
+        read_knp(copy, str(copy))
+    (copy / KNP_FILES.name(3)).unlink()
+    (copy / KNP_FILES.name(3)).mkdir()
+    with pytest.raises(InputError, match=r"qa_3\.json: cannot read \(Is a directory\)"):
+        read_knp(copy, str(copy))
+    (copy / MANIFEST).write_bytes(b"\xff\xfe")
+    with pytest.raises(InputError, match=r"SHA256SUMS: not UTF-8 text"):
+        data_root(source.KNP, copy, read_knp)
+
+
 def test_an_item_whose_two_answers_agree_is_refused(tmp_path: Path) -> None:
     copy = copy_of_fixtures(tmp_path)
     path = copy / KNP_FILES.name(2)

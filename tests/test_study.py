@@ -106,10 +106,14 @@ def test_a_study_keeps_the_parameters_it_was_created_with(tmp_path: Path) -> Non
 
 
 @pytest.fixture
-def study(tmp_path: Path) -> tuple[Flask, StudyDesign, Store]:
-    design = open_design(tmp_path, dict(SHORT))
-    app = create_app(tmp_path, design, StudySettings(admin_token="secret", completion_code="XYZ"))
-    return app, design, Store(tmp_path)
+def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Flask, StudyDesign, Store]:
+    # A relative data folder, as `tom-eval serve --data-dir study` gives (Flask reads a
+    # relative path to download against its package's folder).
+    monkeypatch.chdir(tmp_path.parent)
+    data = Path(tmp_path.name)
+    design = open_design(data, dict(SHORT))
+    app = create_app(data, design, StudySettings(admin_token="secret", completion_code="XYZ"))
+    return app, design, Store(data)
 
 
 def start(app: Flask, participant: str, session_id: str = "") -> FlaskClient:
@@ -359,6 +363,13 @@ def test_secrets_are_made_once_and_kept(tmp_path: Path) -> None:
     assert read_secret(tmp_path / "key", b"two") == first == b"one"
     assert (tmp_path / "key").stat().st_mode & 0o777 == 0o600
     assert [path.name for path in tmp_path.iterdir()] == ["key"]
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(InputError, match="folder: is a folder, not a secret file"):
+        read_secret(tmp_path / "folder", b"one")
+    (tmp_path / "database").mkdir()
+    (tmp_path / "database" / "study.sqlite").mkdir()
+    with pytest.raises(InputError, match=r"study\.sqlite: cannot open the study database"):
+        Store(tmp_path / "database")
 
 
 def test_browsers_starting_one_new_id_at_once_cannot_both_own_it(

@@ -202,12 +202,13 @@ def public_url(text: str) -> str:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from tom_eval.files import writable_file
     from tom_eval.study.background import write_progress
     from tom_eval.study.export import export
 
     progress = None if args.progress is None else partial(write_progress, args.progress)
-    if progress is not None:  # a path that cannot be written fails before the export starts
-        progress(0, 0)
+    if args.progress is not None:  # fails before the export starts, and writes nothing
+        writable_file(args.progress)
     written = export(args.data_dir, args.out, args.include_incomplete, progress)
     print(f"wrote {len(written)} participant log(s) to {args.out}")
     return 0

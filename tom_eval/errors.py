@@ -26,3 +26,14 @@ def user_path(text: str) -> Path:
         return path
     started_in = Path(os.environ.get("PWD", Path.cwd()))
     return started_in / path if (started_in / path).exists() else path
+
+
+def read_user_text(path: Path, where: str | None = None) -> str:
+    """The text of a file the user gave; one that cannot be read (missing, a folder, not
+    UTF-8) is an InputError naming it (`where`, or the path)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{where or path}: cannot read ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{where or path}: not UTF-8 text ({error.reason})") from None

@@ -41,9 +41,10 @@ def writable_folder(folder: Path, named: Path | None = None, create: bool = True
 
 def write_atomically(path: Path, text: str) -> None:
     """`text` into `path` through a temporary file in the same folder, renamed into
-    place: the file appears whole or not at all, with the usual mode."""
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; give a file name")
+    place: the file appears whole or not at all, with the usual mode. A symbolic link is
+    written through (the file it names is replaced, the link kept); a device, pipe or
+    socket is refused, since renaming over it would replace it with a plain file."""
+    path = _file_to_write(path)
     writable_folder(path.parent, path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -57,3 +58,22 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def writable_file(path: Path) -> None:
+    """Checks, writing nothing, that `write_atomically` could write `path`: a command checks
+    its outputs first, so that a refusal leaves nothing behind."""
+    path = _file_to_write(path)
+    writable_folder(path.parent, path, create=False)
+
+
+def _file_to_write(path: Path) -> Path:
+    """The file that writing `path` replaces: the file a symbolic link names; a folder,
+    device, pipe or socket is an InputError."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder; give a file name")
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: not a regular file; give a file name")
+    return path

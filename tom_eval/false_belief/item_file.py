@@ -43,7 +43,7 @@ import json
 from pathlib import Path
 from typing import Any, cast
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, read_user_text
 from tom_eval.false_belief.generation import split_sentences
 from tom_eval.false_belief.items import (
     CONDITIONS,
@@ -96,12 +96,7 @@ def write_items(path: Path, items: list[Item]) -> None:
 
 def read_items(path: Path) -> list[Item]:
     """The items of an item file; anything malformed is one InputError naming the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from error
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from error
+    text = read_user_text(path)
     items: list[Item] = []
     seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), 1):

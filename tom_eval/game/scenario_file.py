@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, read_user_text
 from tom_eval.files import write_atomically
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.game.generation import Generated
@@ -148,12 +148,7 @@ def write_scenarios(path: Path, generated: list[Generated]) -> None:
 
 def read_scenarios(path: Path) -> list[ScenarioRecord]:
     """Read a scenario file of either format; any problem is one InputError naming where."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from error
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from error
+    text = read_user_text(path)
     if not text.strip():
         raise InputError(f"{path}: empty file, no scenarios")
     try:

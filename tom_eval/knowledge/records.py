@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, read_user_text
 from tom_eval.json_fields import READ_ERRORS, JsonFields, json_problem
 from tom_eval.knowledge.parsing import words
 from tom_eval.knowledge.source import (
@@ -189,10 +189,7 @@ def _records(
 
 
 def _fields(path: Path, where: str) -> JsonFields:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{where}: not UTF-8 text") from None
+    text = read_user_text(path, where)
     try:
         return JsonFields(where, json.loads(text))
     except json.JSONDecodeError as error:

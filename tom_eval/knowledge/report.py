@@ -133,9 +133,11 @@ def _scores(frame: pd.DataFrame) -> pd.Series:
     """Each sample's score, whichever scorer gave it: a run with options is scored by
     `knp_scorer` and an open-ended one by `knp_judge_scorer`, each a column of its own."""
     scorers = [c for c in frame.columns if c.startswith("score_") and c.endswith("_scorer")]
-    if not scorers:
-        return pd.Series(None, index=frame.index, dtype=object)
-    scores: pd.Series = frame[scorers].bfill(axis=1).iloc[:, 0]
+    scores: pd.Series = (
+        frame[scorers].bfill(axis=1).iloc[:, 0]
+        if scorers
+        else pd.Series(None, index=frame.index, dtype=object)
+    )
     return scores
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, read_user_text
 
 REPOSITORY = "DingyiYang/Act-on-Known"
 COMMIT = "ffae95d4a4032207ffbacaba1eb573284cd551da"
@@ -235,7 +235,7 @@ def write_manifest(root: Path, names: list[str]) -> None:
 def read_manifest(root: Path) -> dict[str, str]:
     """name -> sha256 hex digest."""
     manifest = root / MANIFEST
-    return parse_manifest(manifest.read_text(encoding="utf-8"), str(manifest))
+    return parse_manifest(read_user_text(manifest), str(manifest))
 
 
 def parse_manifest(text: str, where: str) -> dict[str, str]:

@@ -144,6 +144,8 @@ def read_secret(path: Path, fresh: bytes) -> bytes:
     readable by others is made owner-only). It is written aside and linked into place, so
     a second server starting at the same moment reads a whole secret, never a half-written
     one; an empty file is refused."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a secret file")
     if path.exists():
         os.chmod(path, 0o600)
     else:
@@ -156,7 +158,12 @@ def read_secret(path: Path, fresh: bytes) -> bytes:
             pass  # another server made it first: every server shares that one
         finally:
             os.unlink(temporary)
-    secret = path.read_bytes().strip()
+    try:
+        secret = path.read_bytes().strip()
+    except OSError as error:
+        raise InputError(
+            f"{path}: cannot read ({error.strerror}); delete it to have a new secret made"
+        ) from None
     if not secret:
         raise InputError(f"{path}: is empty; delete it to have a new secret made")
     return secret
@@ -481,7 +488,8 @@ def download_export() -> Response:
     latest = _study().exports.status().latest
     if latest is None:
         abort(404, "No export yet: start one on /admin/export.")
-    return send_file(latest, mimetype="application/zip", as_attachment=True)
+    # Flask reads a relative path against the package's folder, not the working directory.
+    return send_file(latest.resolve(), mimetype="application/zip", as_attachment=True)
 
 
 def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> Flask:

@@ -334,6 +334,9 @@ class Store:
             raise InputError(f"{where}: sample_order is not a list of sample ids")
         if fields["status"] not in STATUSES:
             raise InputError(f"{where}: unknown status {fields['status']!r}")
+        # The id names the participant's files in an export: only ids the study makes.
+        if not valid_participant_id(fields["participant"]):
+            raise InputError(f"{where}: the id is not letters, digits, - or _")
         return Participant(**fields, order=tuple(order))
 
 
@@ -355,5 +358,8 @@ def _typed(where: str, row: sqlite3.Row, kinds: Mapping[str, tuple[type, ...]]) 
 def _owner_only(path: Path) -> None:
     """The database file (and so the journal files SQLite gives its mode) readable by the
     owner only, even in a data directory others may read."""
-    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-    os.chmod(path, 0o600)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        os.chmod(path, 0o600)
+    except OSError as error:
+        raise InputError(f"{path}: cannot open the study database ({error.strerror})") from None
