@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ChatMessageUser, GenerateConfig
+from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
 from conftest import ROOT
 from tom_eval.game.decisions import PASS, Action
@@ -97,6 +99,26 @@ def test_unknown_players_are_refused() -> None:
         ReferencePlayer("oracle", memory=3)
     with pytest.raises(PrerequisiteError, match="unknown reference player 'tom/genius'"):
         ReferencePlayer("genius")
+    # Through the registry, which names every task's players (a typo of one is no game player).
+    with pytest.raises(
+        PrerequisiteError, match=r"'tom/belief-orcale' \(there are .*tom/belief-oracle"
+    ):
+        get_model("tom/belief-orcale")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"memory": 2.9}, "-M memory must be a whole number, not 2.9"),
+        ({"memory": True}, "-M memory must be a whole number, not True"),
+        ({"seed": 1.5}, "-M seed must be a whole number, not 1.5"),
+        ({"latency": True}, "-M latency must be a finite number, not True"),
+        ({"latency": float("inf")}, "-M latency must be a finite number, not inf"),
+    ],
+)
+def test_model_args_are_read_strictly(args: dict[str, Any], message: str) -> None:
+    with pytest.raises(PrerequisiteError, match=re.escape(message)):
+        ReferencePlayer("bounded" if "memory" in args else "random", **args)
 
 
 INSPECT = str(Path(sys.executable).parent / "inspect")

@@ -37,6 +37,14 @@ from tom_eval.game.spec import (
 DEFAULT_OUT = Path("scenarios.jsonl")
 
 
+def path(text: str) -> Path:
+    """A path argument (argparse names this function in its error): an empty one, which
+    `Path` reads as the current folder (`--out ''`), is refused."""
+    if not text.strip():
+        raise ValueError("an empty path")
+    return Path(text)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise InputError(message)
@@ -250,22 +258,22 @@ def build_parser() -> argparse.ArgumentParser:
     make.add_argument("--extras", default=",".join(EXTRAS), help="e.g. 0A,1B (default: all four)")
     make.add_argument("--reps", type=int, default=10, help="instances per (Id, Extra); default 10")
     make.add_argument("--seed", type=int, default=0, help="base seed; default 0")
-    make.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
+    make.add_argument("--out", type=path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
     make.add_argument(
-        "--spec", type=Path, default=None, help="spec table CSV (default: scenarios/spec.csv)"
+        "--spec", type=path, default=None, help="spec table CSV (default: scenarios/spec.csv)"
     )
     make.add_argument(
-        "--mastery", type=Path, default=None, help="mastery YAML (default: scenarios/mastery.yaml)"
+        "--mastery", type=path, default=None, help="mastery YAML (default: scenarios/mastery.yaml)"
     )
     make.set_defaults(run=_generate)
 
     check = commands.add_parser("check", help="recompute a scenario file and report disagreements")
-    check.add_argument("file", type=Path, help="a tom-eval .jsonl file or the reference's JSON")
+    check.add_argument("file", type=path, help="a tom-eval .jsonl file or the reference's JSON")
     check.add_argument("--summary", action="store_true", help="print only disagreements and totals")
     check.set_defaults(run=_check)
 
     show = commands.add_parser("show", help="print a story exactly as player A reads it")
-    show.add_argument("file", type=Path)
+    show.add_argument("file", type=path)
     show.add_argument("key", help="scenario key, e.g. 12-0A-r1")
     show.set_defaults(run=_show)
 
@@ -273,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "logs", nargs="*", help="Inspect logs of any of the suite's tasks, or folders of them"
     )
-    report.add_argument("--out", type=Path, required=True, help="folder for report.md, CSVs, PNGs")
+    report.add_argument("--out", type=path, required=True, help="folder for report.md, CSVs, PNGs")
     report.add_argument("--examples", type=int, default=5, help="failed examples to print")
     report.add_argument(
         "--compare", nargs=2, metavar=("A", "B"), help="compare two runs or log dirs"
@@ -282,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(run=_report)
 
     serve = commands.add_parser("serve", help="run the web study for people to play")
-    serve.add_argument("--data-dir", type=Path, default=Path("study"), help="default ./study")
+    serve.add_argument("--data-dir", type=path, default=Path("study"), help="default ./study")
     serve.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
     serve.add_argument("--port", type=int, default=8000, help="default 8000; 0 picks a free one")
     task = serve.add_argument_group(
@@ -318,24 +326,24 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
 
     export = commands.add_parser("export", help="write each study participant's Inspect log")
-    export.add_argument("data_dir", type=Path, help="the study's data directory")
-    export.add_argument("--out", type=Path, required=True, help="a new folder for the logs")
+    export.add_argument("data_dir", type=path, help="the study's data directory")
+    export.add_argument("--out", type=path, required=True, help="a new folder for the logs")
     export.add_argument(
         "--include-incomplete", action="store_true", help="also those who did not finish"
     )
     export.add_argument(
-        "--progress", type=Path, help="a JSON file kept up to date with the participants done"
+        "--progress", type=path, help="a JSON file kept up to date with the participants done"
     )
     export.set_defaults(run=_export)
 
     runs = commands.add_parser(
         "import-runs", help="recorded runs of the reference implementation as Inspect logs"
     )
-    runs.add_argument("runs", type=Path, nargs="+", help="*_game_data.json files or folders")
-    runs.add_argument("--out", type=Path, required=True, help="folder for the logs")
+    runs.add_argument("runs", type=path, nargs="+", help="*_game_data.json files or folders")
+    runs.add_argument("--out", type=path, required=True, help="folder for the logs")
     runs.add_argument(
         "--scenario-file",
-        type=Path,
+        type=path,
         help="the reference's scenarios_standardized.json (default: found beside the runs)",
     )
     runs.add_argument(
@@ -346,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     battery = commands.add_parser(
         "false-belief-items", help="write generated false-belief tasks to an item file"
     )
-    battery.add_argument("--out", type=Path, required=True, help="a .jsonl item file")
+    battery.add_argument("--out", type=path, required=True, help="a .jsonl item file")
     battery.add_argument("--contents", type=int, default=20, help="default 20")
     battery.add_argument("--transfer", type=int, default=20, help="default 20")
     battery.add_argument("--seed", type=int, default=0, help="default 0")

@@ -30,20 +30,25 @@ def players() -> type[ModelAPI]:
     from tom_eval.false_belief.players import POLICIES as FALSE_BELIEF_PLAYERS
     from tom_eval.false_belief.players import FalseBeliefPlayer
     from tom_eval.game.flaky import FlakyPlayer
+    from tom_eval.game.players import POLICIES as GAME_PLAYERS
     from tom_eval.game.players import ReferencePlayer
     from tom_eval.knowledge.players import POLICIES as KNOWLEDGE_PLAYERS
     from tom_eval.knowledge.players import KnowledgePlayer
     from tom_eval.providers.base import LocalProvider
     from tom_eval.providers.human import HumanPlayer
+    from tom_eval.refusal import refused
 
-    kinds: dict[str, type[LocalProvider]] = {"human": HumanPlayer, "flaky": FlakyPlayer}
+    kinds: dict[str, type[LocalProvider]] = {name: ReferencePlayer for name in GAME_PLAYERS}
+    kinds |= {"human": HumanPlayer, "flaky": FlakyPlayer}
     kinds |= {name: FalseBeliefPlayer for name in FALSE_BELIEF_PLAYERS}
     kinds |= {name: CoherencePlayer for name in COHERENCE_AGENTS}
     kinds |= {name: KnowledgePlayer for name in KNOWLEDGE_PLAYERS}
 
     def player(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
-        # The game's players name themselves (and refuse an unknown name).
-        return kinds.get(model_name, ReferencePlayer)(model_name, *args, **kwargs)
+        if model_name not in kinds:
+            every = ", ".join(f"tom/{name}" for name in kinds)
+            raise refused(f"unknown reference player 'tom/{model_name}' (there are {every})")
+        return kinds[model_name](model_name, *args, **kwargs)
 
     return cast(type[ModelAPI], player)
 

@@ -17,6 +17,7 @@ from tom_eval.errors import InputError
 from tom_eval.refusal import refused
 
 Choice = TypeVar("Choice", bound=str)
+LARGEST = 2**63
 
 
 @contextmanager
@@ -35,6 +36,9 @@ def whole_number(name: str, value: object, minimum: int | None = None) -> int:
     too_small = minimum is not None and isinstance(value, int) and value < minimum
     if isinstance(value, bool) or not isinstance(value, int) or too_small:
         raise InputError(f"{name} must be {wanted}, not '{value}'")
+    # A log's task arguments are read back into 64-bit columns (`tom-eval report`).
+    if abs(value) >= LARGEST:
+        raise InputError(f"{name} must lie between -2**63 and 2**63, not '{value}'")
     return value
 
 

@@ -25,7 +25,7 @@ from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, TopLogprob
 
 from tom_eval.false_belief.parsing import key_first_word
-from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
+from tom_eval.providers.base import Arg, LocalProvider, Reply, number, yes_no
 
 POLICIES = ("belief-oracle", "reality-biased")
 
@@ -56,7 +56,7 @@ class FalseBeliefPlayer(LocalProvider):
 
     PLAYS = ("false_belief",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
-        "confidence": Arg(0.9, float, lambda value: 0.5 < value < 1, rule="above 0.5 and below 1"),
+        "confidence": Arg(0.9, number, lambda value: 0.5 < value < 1, rule="above 0.5 and below 1"),
         "logprobs": Arg(True, yes_no),
     }
     confidence: float

@@ -20,6 +20,7 @@ person whose input ends early.
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -63,6 +64,23 @@ def text(value: object) -> str:
     return str(value)
 
 
+def whole(value: object) -> int:
+    """A whole-number model arg: not true or false, not 2.9 cut to 2."""
+    if isinstance(value, bool | float):
+        raise ValueError("not a whole number")
+    return int(str(value))
+
+
+def number(value: object) -> float:
+    """A finite number (`-M latency=inf` would wait for ever), not true or false."""
+    if isinstance(value, bool):
+        raise ValueError("not a number")
+    read = float(str(value))
+    if not math.isfinite(read):
+        raise ValueError("not a finite number")
+    return read
+
+
 @dataclass(frozen=True)
 class Arg:
     """A model arg: its default, how to read a given value, and what a value must be."""
@@ -100,7 +118,11 @@ def _read(provider: str, name: str, arg: Arg, value: Any) -> Any:
     try:
         read = arg.read(value)
     except (TypeError, ValueError):
-        kind = {int: "a whole number", float: "a number", yes_no: "true or false"}
+        kind: dict[Callable[[Any], Any], str] = {
+            whole: "a whole number",
+            number: "a finite number",
+            yes_no: "true or false",
+        }
         wanted = kind.get(arg.read, "text")
         raise refused(f"{provider}: -M {name} must be {wanted}, not {value!r}") from None
     if not arg.allowed(read):

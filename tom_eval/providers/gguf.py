@@ -28,7 +28,7 @@ from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args
+from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args, whole
 from tom_eval.refusal import refused
 
 PACKAGED = {
@@ -115,9 +115,9 @@ class GGUFAPI(OpenAICompatibleAPI):
 
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "model_path": Arg(None),
-        "context_size": Arg(4096, int, **at_least(1)),
-        "threads": Arg(THREADS, int, **at_least(1)),
-        "parallel": Arg(2, int, **at_least(1)),
+        "context_size": Arg(4096, whole, **at_least(1)),
+        "threads": Arg(THREADS, whole, **at_least(1)),
+        "parallel": Arg(2, whole, **at_least(1)),
     }
 
     def __init__(

@@ -43,13 +43,16 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     if not logs:
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
         raise InputError(f"{', '.join(map(str, paths))}: no Inspect logs found{skipped}")
+    unreadable: list[str] = []
     try:
         evals = evals_df(logs, columns=_COLUMNS, quiet=quiet)
-    except Exception as error:  # Inspect raises several types for unreadable logs
-        raise InputError(f"{', '.join(logs)}: cannot read the logs ({error})") from None
+    except Exception:  # Inspect raises several types for unreadable logs
+        evals, unreadable = _evals_one_by_one(logs, warnings)
     listed = set(evals["log"]) if "log" in evals else set()
     # inspect_ai.analysis passes over, silently, a JSON log renamed from Inspect's own name.
-    warnings += [f"{log}: {UNLISTED}; skipped" for log in logs if log not in listed]
+    warnings += [
+        f"{log}: {UNLISTED}; skipped" for log in logs if log not in listed | set(unreadable)
+    ]
     if not listed:
         raise InputError(f"{', '.join(logs)}: {UNLISTED}")
     empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
@@ -111,6 +114,22 @@ def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
         )
     remaining: pd.DataFrame = evals.drop(index=repeats.index[dropped]).copy()
     return remaining
+
+
+def _evals_one_by_one(logs: list[str], warnings: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """`evals_df` of the logs it can read, log by log, when reading them together failed:
+    one bad log (a value a column cannot hold, say) leaves out that log, named, not all.
+    Also the logs left out."""
+    frames, unreadable = [], []
+    for log in logs:
+        try:
+            frames.append(evals_df([log], columns=_COLUMNS, quiet=True))
+        except Exception as error:  # as above
+            warnings.append(f"{log}: cannot be read as an Inspect log ({error}); skipped")
+            unreadable.append(log)
+    if not frames:
+        raise InputError(f"{', '.join(logs)}: cannot read the logs ({warnings[-1]})")
+    return pd.concat(frames, ignore_index=True), unreadable
 
 
 def by_preference(evals: pd.DataFrame) -> pd.DataFrame:
