@@ -13,7 +13,13 @@ from inspect_ai import Epochs, Task, task
 from scorers.game import game_scorer
 from scorers.tom import key_mean_reducer, ladder_metrics, tom_scorer
 from tom_eval.errors import InputError
-from tom_eval.game.dataset import game_dataset, ladder_records, scenario_records, tom_dataset
+from tom_eval.game.dataset import (
+    game_dataset,
+    ladder_records,
+    scenario_file_metadata,
+    scenario_records,
+    tom_dataset,
+)
 from tom_eval.game.ladder import DEFAULT_LEVELS, LADDERS, parse_levels
 from tom_eval.game.parsing import RESPONSE_FORMATS
 from tom_eval.game.rules import Rules
@@ -114,6 +120,7 @@ def tom(
             records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
         chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
+        source = scenario_file_metadata(scenario_file)
         if mode == "game":
             dataset, subset = sample_subset(
                 game_dataset(records, games, turns, seed, rules, chosen_lineup.has_neutral, name),
@@ -126,7 +133,7 @@ def tom(
                 solver=play_game(chosen_format, chosen_lineup, rules, history, seed),
                 scorer=game_scorer(),
                 version=VERSION,
-                metadata=subset or None,
+                metadata={**subset, **source} or None,
             )
         dataset, subset = sample_subset(
             tom_dataset(records, name, rules, chosen_lineup.has_neutral),
@@ -144,7 +151,7 @@ def tom(
         # --epochs N keeps this reducer (Inspect's mean, at a fraction of its cost).
         epochs=Epochs(1, key_mean_reducer()),
         version=VERSION,
-        metadata={**subset, **ladder_metadata} or None,
+        metadata={**subset, **ladder_metadata, **source} or None,
     )
 
 

@@ -32,6 +32,7 @@ from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.players import respond
 from tom_eval.report.logs import once_per_sample
+from tom_eval.report.stats import balanced as balanced_interval
 from tom_eval.report.stats import mean_interval
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
@@ -194,13 +195,16 @@ def interval(values: pd.Series) -> str:
 
 
 def balanced(expected: pd.Series, optimal: pd.Series) -> str:
-    """Mean share optimal over the expected-action classes present, with its
-    Agresti-Caffo-adjusted normal interval."""
+    """Mean share optimal over the k expected-action classes present, with the adjusted
+    Wald interval of Price and Bonett (2/k successes and failures added to each class,
+    centred on the adjusted mean)."""
     classes = [optimal[expected == c] for c in CLASSES if (expected == c).any()]
     ba = sum(c.mean() for c in classes) / len(classes)
-    adjusted = [((c.sum() + 2) / (len(c) + 4), len(c) + 4) for c in classes]
-    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(classes)
-    low, high = max(0, ba - 1.96 * spread), min(1, ba + 1.96 * spread)
+    k = len(classes)
+    adjusted = [((c.sum() + 2 / k) / (len(c) + 4 / k), len(c) + 4 / k) for c in classes]
+    centre = sum(p for p, _ in adjusted) / k
+    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / k
+    low, high = max(0, centre - 1.96 * spread), min(1, centre + 1.96 * spread)
     return f"{three(ba)} [{three(low)}, {three(high)}]"
 
 
@@ -631,3 +635,30 @@ def test_only_one_session_drops_its_repeated_samples() -> None:
     assert kept["eval_id"].tolist() == ["second", "second", "other", "other", "person", "person"]
     (warning,) = warnings
     assert warning == "r: 1 sample(s) also in a later or fuller log of the run; each counted once"
+
+
+def test_the_balanced_interval_is_no_narrower_than_wilsons_near_the_ends() -> None:
+    """One class of 10 successes: plus-four, 12/14 +- 1.96 sqrt(12/14 * 2/14 / 14), is
+    [0.674, 1], wider than Wilson's [0.722, 1] (centred on the raw 1.0 it was [0.817, 1]).
+    Three classes all right still reach 1; all wrong still reach 0."""
+    value, low, high = balanced_interval([[1.0] * 10])
+    assert (value, round(low, 3), high) == (1.0, 0.674, 1.0)
+    assert round(wilson(10, 10)[0], 3) == 0.722
+    assert balanced_interval([[1.0] * 500] * 3)[2] == 1.0
+    assert balanced_interval([[0.0] * 500] * 3)[1] == 0.0
+
+
+def test_runs_on_two_files_of_one_name_are_two_runs(tmp_path: Path) -> None:
+    """`scenarios.jsonl` of two seeds: each run is labelled by the file's digest too, and
+    neither run's samples are taken for repeats of the other's."""
+    for seed in ("0", "5"):
+        path = tmp_path / seed / "s.jsonl"
+        generate = ["generate", "--ids", "12", "--extras", "0A", "--reps", "2", "--seed", seed]
+        assert main([*generate, "--out", str(path)]) == 0
+        run = tom(scenario_file=str(path))
+        inspect_eval(run, model="tom/random", log_dir=str(tmp_path / "logs"), display="none")
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    report = (tmp_path / "r" / "report.md").read_text()
+    row = r"^\| tom/random .*scenario_file=s\.jsonl#[0-9a-f]{8}\) \(baseline\) \| 2 \|"
+    assert len(re.findall(row, report, re.MULTILINE)) == 2, report
+    assert "also in a later or fuller log" not in report

@@ -67,7 +67,10 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
         ({"history": "full"}, "games, turns and history are for whole games"),
         ({"reps": "x"}, "reps must be a whole number, not 'x'"),
         # A log's arguments are read back into 64-bit columns by `tom-eval report`.
-        ({"seed": 10**20}, r"seed must lie between -2\*\*63 and 2\*\*63, not '100000000000000000000'"),
+        (
+            {"seed": 10**20},
+            r"seed must lie between -2\*\*63 and 2\*\*63, not '100000000000000000000'",
+        ),
         ({"sample_seed": -(2**63)}, r"sample_seed must lie between -2\*\*63 and 2\*\*63"),
     ],
 )

@@ -29,6 +29,7 @@ from inspect_ai.analysis import (
 from inspect_ai.model import ChatMessage, ContentReasoning
 
 from tom_eval.errors import InputError
+from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
 from tom_eval.game.span import Trial, level_shares, span
@@ -42,7 +43,15 @@ from tom_eval.report.logs import (
     once_per_sample,
     read_evals,
 )
-from tom_eval.report.stats import Z95, balanced, fisher_exact, mann_whitney, two_proportions, wilson
+from tom_eval.report.stats import (
+    Z95,
+    balanced,
+    combined_interval,
+    fisher_exact,
+    mann_whitney,
+    two_proportions,
+    wilson,
+)
 
 TASK_NAMES = ("tom", "tom_eval/tom")
 SCORE_KEYS = (
@@ -141,6 +150,7 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     """The game's runs of `evals` (`report.logs.read_evals` rows of tasks/tom.py logs):
     trial-mode runs and their trials, game-mode games and A's turns in them."""
     evals = _newest_per_participant(evals, warnings)
+    evals["scenario_file_name"] = _scenario_file_names(evals)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
@@ -300,10 +310,30 @@ def _scenario_set(row: Mapping[Hashable, Any]) -> str:
 def _changes(record: dict[str, Any], defaults: dict[str, object]) -> list[str]:
     """`name=value` for each changed task argument; a scenario file by its name."""
     return [
-        f"scenario_file={Path(str(record['task_arg_scenario_file'])).name}"
+        f"scenario_file={record['scenario_file_name']}"
         if change.startswith("scenario_file=")
         else change
         for change in changed_settings(record, defaults)
+    ]
+
+
+def _scenario_file_names(evals: pd.DataFrame) -> list[str | None]:
+    """Each run's scenario file by its name (the same file is often given by other paths:
+    an imported run's and a baseline's), with the start of its digest when files of that
+    name differ (`scenarios.jsonl` of two seeds), so their runs are never pooled."""
+    given = evals.get("task_arg_scenario_file", pd.Series(None, index=evals.index))
+    names = [None if pd.isna(path) else Path(str(path)).name for path in given]
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    digests = [json_object(entry).get(SCENARIO_DIGEST) for entry in metadata]
+    versions: dict[str, set[str | None]] = {}
+    for name, digest in zip(names, digests, strict=True):
+        if name is not None:
+            versions.setdefault(name, set()).add(digest)
+    return [
+        f"{name}#{digest[:8] if digest else 'unknown'}"
+        if name is not None and len(versions[name]) > 1
+        else name
+        for name, digest in zip(names, digests, strict=True)
     ]
 
 
@@ -558,26 +588,18 @@ def mastery(results: Results) -> pd.DataFrame:
 def _mastery_interval(
     category: MasteryCategory, trials: pd.DataFrame, score: float | None
 ) -> tuple[float, float, int]:
-    """A normal 95% interval of a weighted category score: each component's share, with
-    two successes and two failures added (so that a share of 0 or 1 still has spread),
-    weighted as in the score; and the number of trials."""
+    """A 95% interval of a category score (`stats.combined_interval` of its components'
+    shares, weighted as in the score); and the number of trials."""
     if score is None:
         return math.nan, math.nan, 0
     parts = []
     for component in category.components:
         values = trials.loc[trials["spec_id"].isin(component.ids), SUCCESS_KEYS[component.success]]
         if len(values):
-            parts.append(
-                (
-                    component.weight * len(values),
-                    (values.sum() + 2) / (len(values) + 4),
-                    len(values),
-                )
-            )
+            parts.append((component.weight * len(values), float(values.sum()), len(values)))
     total = sum(weight for weight, _, _ in parts)
-    spread = math.sqrt(sum((weight / total) ** 2 * p * (1 - p) / n for weight, p, n in parts))
-    count = sum(n for _, _, n in parts)
-    return max(0.0, score - Z95 * spread), min(1.0, score + Z95 * spread), count
+    low, high = combined_interval([(weight / total, x, n) for weight, x, n in parts])
+    return low, high, sum(n for _, _, n in parts)
 
 
 def _score_rows(trials: pd.DataFrame) -> list[tuple[int, dict[str, float]]]:

@@ -3,6 +3,7 @@ metadata), or one Sample per full game (the designed stories it plays)."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -39,6 +40,19 @@ SHIPPED_FILE = "default.jsonl"
 """The scenarios of `tom-eval generate`'s defaults (every spec row, reps 10, seed 0), in
 scenarios/: the generator's output, which a test regenerates byte for byte."""
 SHIPPED_REPS, SHIPPED_SEED = 10, 0
+
+
+SCENARIO_DIGEST = "scenario_file_sha256"
+"""The eval metadata key of a scenario file's digest: `tom-eval report` tells apart two
+files of one name by it."""
+
+
+def scenario_file_metadata(scenario_file: str | None) -> dict[str, str]:
+    """The eval metadata of a run on a scenario file: its SHA-256, so that runs on two
+    files of one name (scenarios.jsonl of two seeds) are never pooled."""
+    if scenario_file is None:
+        return {}
+    return {SCENARIO_DIGEST: hashlib.sha256(user_path(scenario_file).read_bytes()).hexdigest()}
 
 
 def scenario_records(

@@ -26,7 +26,7 @@ SUMMARY_TEXT = (
     "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
     "Teammate) of the share optimal: always passing scores 1/3 whatever the mix of the "
     "three. Intervals "
-    "are 95% (Wilson for shares; Agresti-Caffo-adjusted normal for balanced accuracy). "
+    "are 95% (Wilson for shares; adjusted Wald of Price and Bonett for balanced accuracy). "
     "Trials are sample-epochs: with several epochs of a near-deterministic model the "
     "intervals are too narrow."
 )

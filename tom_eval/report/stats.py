@@ -25,17 +25,38 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
 
 
 def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float, float, float]:
-    """The mean over classes of each class's share of successes, with a normal 95% interval:
-    balanced accuracy, when the classes are the expected actions. Agresti-Caffo: two added
-    successes and failures per class, so a class at 0 or 1 still has some spread (a plain
-    normal interval would have width zero there). (nan, nan, nan) without a non-empty class."""
+    """The mean over classes of each class's share of successes, with a 95% interval
+    (`combined_interval`, each class weighing the same): balanced accuracy, when the classes
+    are the expected actions. (nan, nan, nan) without a non-empty class."""
     present = [list(values) for values in classes if len(values)]
     if not present:
         return math.nan, math.nan, math.nan
     value = sum(sum(values) / len(values) for values in present) / len(present)
-    adjusted = [((sum(values) + 2) / (len(values) + 4), len(values) + 4) for values in present]
-    spread = math.sqrt(sum(p * (1 - p) / n for p, n in adjusted)) / len(present)
-    return value, max(0.0, value - z * spread), min(1.0, value + z * spread)
+    low, high = combined_interval(
+        [(1 / len(present), sum(values), len(values)) for values in present], z
+    )
+    return value, low, high
+
+
+def combined_interval(
+    parts: Sequence[tuple[float, float, int]], z: float = Z95
+) -> tuple[float, float]:
+    """A 95% interval of a weighted mean of shares, each part (weight, successes, trials),
+    the weights summing to 1: the adjusted Wald interval of a linear function of
+    proportions (Price and Bonett 2004, which generalises Agresti-Caffo). Each of the k
+    shares gets 2/k added successes and failures and the interval is centred on the
+    adjusted mean, so a share of 0 or 1 still has spread and the interval is not too narrow
+    near the ends; with one share it is Agresti-Coull's plus-four interval."""
+    added = 2 / len(parts)
+    adjusted = [
+        (weight, (successes + added) / (trials + 2 * added), trials + 2 * added)
+        for weight, successes, trials in parts
+    ]
+    centre = sum(weight * share for weight, share, _ in adjusted)
+    spread = math.sqrt(
+        sum(weight**2 * share * (1 - share) / trials for weight, share, trials in adjusted)
+    )
+    return max(0.0, centre - z * spread), min(1.0, centre + z * spread)
 
 
 def mean_interval(
