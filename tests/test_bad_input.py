@@ -123,6 +123,16 @@ CASES = [
         "bad.jsonl line 1 (scenario 12-0A-r1): the key contradicts 'id' 12, 'extra' 0A and 'rep' 5",
     ),
     Case(
+        "check, a container named twice",
+        lambda d: ["check", str(jsonl(d, [first_record(d) | {"containers": ["bag"] * 3}]))],
+        "bad.jsonl line 1 (scenario 12-0A-r1): a container is named twice in ['bag', 'bag', 'bag']",
+    ),
+    Case(
+        "check, a record written over several lines",
+        lambda d: ["check", str(write(d / "pretty.json", json.dumps(first_record(d), indent=2)))],
+        "pretty.json: one JSON value over several lines: neither tom-eval's JSON Lines",
+    ),
+    Case(
         "check, a line of several megabytes",
         lambda d: ["check", str(jsonl(d, [first_record(d) | {"note": "x" * 3_000_000}]))],
         "bad.jsonl line 1: 3,",

@@ -73,6 +73,24 @@ def test_check_exits_1_on_disagreement(tmp_path: Path, capsys: pytest.CaptureFix
     assert "disagreement (optimal_action): file has Pass" in stdout
 
 
+def test_check_holds_a_record_to_the_spec_row_of_its_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Id 12's story and claim relabelled Id 7 (whose row expects Pass): the story satisfies
+    its claim, but the claim is not Id 7's row. So is an Id the table has not, and rep 0."""
+    out = tmp_path / "s.jsonl"
+    run(capsys, "generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(out))
+    record = json.loads(out.read_text())
+    for changes, problem in [
+        ({"id": 7, "key": "7-0A-r1"}, "disagreement (spec row): the file claims answerer"),
+        ({"id": 99, "key": "99-0A-r1"}, "the spec table has no row with Id 99 and Extra 0A"),
+        ({"rep": 0, "key": "12-0A-r0"}, "rep 0: reps count from 1"),
+    ]:
+        out.write_text(json.dumps(record | changes) + "\n")
+        code, stdout, _ = run(capsys, "check", str(out))
+        assert code == 1 and problem in stdout, stdout
+
+
 def test_generate_writes_its_file_with_the_users_usual_mode(tmp_path: Path) -> None:
     """Written aside and renamed into place, yet not owner-only as a temporary file is."""
     out = tmp_path / "scenarios.jsonl"

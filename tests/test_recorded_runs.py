@@ -14,7 +14,7 @@ from inspect_ai.log import read_eval_log
 from conftest import REFERENCE_SCENARIOS, SHARED, require_shared
 from tom_eval.cli import main
 from tom_eval.errors import InputError
-from tom_eval.game.recorded_runs import read_runs, reasoning_of
+from tom_eval.game.recorded_runs import read_runs, reasoning_of, run_files
 from tom_eval.game.scenario_file import read_scenarios
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -193,6 +193,10 @@ def test_a_run_split_across_files_becomes_one_log_scored_like_a_live_run(
             },
             "history mode",
         ),
+        (
+            {"m_1771500000_game_data.json": run_json([record("12-0A-r1", "Pass", lose="zz")])},
+            "'lose' must be true or false, got 'zz'",
+        ),
     ],
 )
 def test_bad_run_files_are_one_line_errors_and_nothing_is_written(
@@ -253,3 +257,10 @@ def test_shared_runs_import_with_the_references_scenarios(tmp_path: Path) -> Non
     assert main(["report", str(out), "--out", str(tmp_path / "report"), "--quiet"]) == 0
     pairs = (tmp_path / "report" / "thinking_pairs_action.csv").read_text()
     assert "reference/anthropic-claude-sonnet-4.5" in pairs
+
+
+def test_a_run_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    """A folder and a file in it, as a shell's glob may give: not a run played twice."""
+    path = tmp_path / "m_1771500000_game_data.json"
+    path.write_text(json.dumps(run_json([record("12-0A-r1", "Pass")])))
+    assert run_files([tmp_path, path, tmp_path / "." / path.name]) == [path]

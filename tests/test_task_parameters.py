@@ -3,6 +3,8 @@ value, nothing, a list or a mapping): the task is built, or refused in one line.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from inspect_ai._util.error import PrerequisiteError
 
 from tasks.tom import tom
+from tom_eval.cli import main
 
 SMALL = {"ids": "12", "extras": "0A", "reps": 1}
 """Valid and cheap: the parameter under test is the only thing that can go wrong."""
@@ -77,3 +80,15 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
 def test_values_of_the_wrong_kind_are_named(args: dict[str, Any], message: str) -> None:
     with pytest.raises(PrerequisiteError, match=message):
         tom(**{**SMALL, **args})
+
+
+def test_a_scenario_whose_claim_is_not_its_ids_row_is_refused(tmp_path: Path) -> None:
+    """The scorer trusts a record's claim: Id 12's relabelled Id 7 would be scored as Id 7."""
+    out = tmp_path / "s.jsonl"
+    assert (
+        main(["generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(out)]) == 0
+    )
+    record = json.loads(out.read_text()) | {"id": 7, "key": "7-0A-r1"}
+    out.write_text(json.dumps(record) + "\n")
+    with pytest.raises(PrerequisiteError, match=r"scenario 7-0A-r1: the file claims answerer"):
+        tom(scenario_file=str(out))

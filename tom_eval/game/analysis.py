@@ -320,15 +320,17 @@ def _changes(record: dict[str, Any], defaults: dict[str, object]) -> list[str]:
 def _scenario_file_names(evals: pd.DataFrame) -> list[str | None]:
     """Each run's scenario file by its name (the same file is often given by other paths:
     an imported run's and a baseline's), with the start of its digest when files of that
-    name differ (`scenarios.jsonl` of two seeds), so their runs are never pooled."""
+    name differ (`scenarios.jsonl` of two seeds), so their runs are never pooled. A log
+    from before the digest was kept has none: it joins the others of its name unless two
+    digests of that name differ."""
     given = evals.get("task_arg_scenario_file", pd.Series(None, index=evals.index))
     names = [None if pd.isna(path) else Path(str(path)).name for path in given]
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
     digests = [json_object(entry).get(SCENARIO_DIGEST) for entry in metadata]
-    versions: dict[str, set[str | None]] = {}
+    versions: dict[str, set[str]] = {}
     for name, digest in zip(names, digests, strict=True):
         if name is not None:
-            versions.setdefault(name, set()).add(digest)
+            versions.setdefault(name, set()).update([digest] if digest else [])
     return [
         f"{name}#{digest[:8] if digest else 'unknown'}"
         if name is not None and len(versions[name]) > 1

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from tom_eval.game.epistemics import UNKNOWN
 from tom_eval.game.oracle import Solution, solve
 from tom_eval.game.scenario_file import OUR_FORMAT, ScenarioRecord, derived_fields
-from tom_eval.game.validation import action_violations, extra_group_violations, label_violations
+from tom_eval.game.spec import SpecRow, read_spec
+from tom_eval.game.validation import (
+    action_violations,
+    extra_group_violations,
+    label_violations,
+    spec_violations,
+)
 from tom_eval.game.world import CHARACTERS
 
 
@@ -31,10 +37,16 @@ class Finding:
         self.disagreements += [(kind, detail) for detail in details]
 
 
-def check(records: list[ScenarioRecord]) -> list[Finding]:
+def check(records: list[ScenarioRecord], spec: list[SpecRow] | None = None) -> list[Finding]:
     """Each record replayed, assessed and decided again by the engine and compared with
-    what the file says, and the four Extras of each (Id, rep) checked against each other."""
+    what the file says, what the file says compared with the spec table's row of its Id and
+    Extra (`spec`, default scenarios/spec.csv), and the four Extras of each (Id, rep)
+    checked against each other."""
+    rows = {(row.id, row.extra): row for row in (read_spec() if spec is None else spec)}
     findings = [_check_one(record) for record in records]
+    for finding in findings:
+        record = finding.record
+        finding.disagree("spec row", spec_violations(record.asked, record.rep, rows))
     _check_groups(findings)
     return findings
 

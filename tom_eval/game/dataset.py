@@ -33,7 +33,7 @@ from tom_eval.game.spec import (
     scenarios_dir,
     select_rows,
 )
-from tom_eval.game.validation import action_violations, label_violations
+from tom_eval.game.validation import action_violations, label_violations, spec_violations
 from tom_eval.game.world import CHARACTERS, SELF
 
 SHIPPED_FILE = "default.jsonl"
@@ -66,6 +66,11 @@ def scenario_records(
     mastery = read_mastery()
     if scenario_file:
         records = read_scenarios(user_path(scenario_file))
+        spec_rows = {(row.id, row.extra): row for row in read_spec()}
+        for record in records:
+            # The scorer trusts a record's claim: one that is not its Id's row is refused.
+            if problems := spec_violations(record.asked, record.rep, spec_rows):
+                raise InputError(f"{scenario_file}: scenario {record.key}: {problems[0]}")
         chosen_ids = set(parse_ids(ids, [r.asked.id for r in records], mastery.mastery_ids))
         chosen_extras = set(parse_extras(extras))
         records = [

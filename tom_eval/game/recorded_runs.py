@@ -135,7 +135,11 @@ def run_files(paths: Sequence[Path]) -> list[Path]:
             raise InputError(f"{path}: no such file or directory")
     if not found:
         raise InputError(f"{', '.join(map(str, paths))}: no *_game_data.json run files")
-    return found
+    # A file named twice (a folder and a file in it, as a shell's glob may give) is read once.
+    once: dict[Path, Path] = {}
+    for path in found:
+        once.setdefault(path.resolve(), path)
+    return list(once.values())
 
 
 def read_run_file(path: Path) -> tuple[str, datetime, str, list[RecordedTrial]]:
@@ -182,7 +186,7 @@ def _trial(where: str, record: Any) -> RecordedTrial:
         was_optimal=fields.boolean("was_optimal", default=False),
         free_response=fields.boolean("free_response", default=False),
         # Early files hold null for lose: the rule was off.
-        lose=bool(fields.data.get("lose")),
+        lose=fields.data.get("lose") is not None and fields.boolean("lose", default=False),
         question_container=asked_container(question) if isinstance(question, str) else None,
     )
 

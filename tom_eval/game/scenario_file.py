@@ -159,6 +159,12 @@ def read_scenarios(path: Path) -> list[ScenarioRecord]:
         raise InputError(f"{path}: {json_problem(error)}") from None
     if isinstance(whole, dict) and "scenarios" in whole:
         return _read_reference(path, whole)
+    if len([line for line in text.splitlines() if line.strip()]) > 1:
+        raise InputError(
+            f"{path}: one JSON value over several lines: neither tom-eval's JSON Lines (a "
+            "scenario record a line) nor the reference's scenario file (an object with "
+            "'scenarios')"
+        )
     return _read_json_lines(path, text)
 
 
@@ -315,6 +321,8 @@ def _scenario(
     for container in containers:
         if not re.fullmatch(r"[a-z]+", container):
             fields.fail(f"container names are single lowercase words, got {container!r}")
+    if len(set(containers)) < len(containers):
+        fields.fail(f"a container is named twice in {list(containers)}")
     scenario = Scenario(frozenset(present), tuple(events), question, answerer, containers)
     try:
         _ = scenario.rooms  # replaying the story finds any impossible event

@@ -42,6 +42,23 @@ def label_violations(row: SpecRow, solution: Solution) -> list[str]:
     return problems
 
 
+def spec_violations(asked: SpecRow, rep: int, rows: dict[tuple[int, str], SpecRow]) -> list[str]:
+    """Where a scenario's claim (its answerer, labels and action, asked at `rep`) is not the
+    spec row of its Id and Extra in `rows`: a story that satisfies its own claim cannot
+    show that, and a run would score it under the wrong Id."""
+    row = rows.get((asked.id, asked.extra))
+    if row is None:
+        return [f"the spec table has no row with Id {asked.id} and Extra {asked.extra}"]
+    problems = [f"rep {rep}: reps count from 1"] if rep < 1 else []
+    if asked != row:
+        problems.append(f"the file claims {_claim(asked)}, the spec row is {_claim(row)}")
+    return problems
+
+
+def _claim(row: SpecRow) -> str:
+    return f"answerer {row.answerer}, labels {'/'.join(row.labels)}, action {row.action}"
+
+
 def action_violations(row: SpecRow, solution: Solution) -> list[str]:
     """Whether the engine's optimal action is the spec's Action."""
     optimal, expected = solution.decision.optimal, spec_action(row.action, solution)
