@@ -205,6 +205,17 @@ CASES = [
         "plain/report: ",
     ),
     Case(
+        "report, a folder where the report writes summary.csv",
+        lambda d: [
+            "report",
+            str(logs(d)),
+            "--out",
+            str(folder(d / "r" / "summary.csv").parent),
+            "--quiet",
+        ],
+        "r/summary.csv: is not a file, and a report writes a file there",
+    ),
+    Case(
         "report, --out not writable",
         lambda d: ["report", str(logs(d)), "--out", str(unwritable(d) / "report"), "--quiet"],
         "report: cannot write in",
@@ -714,6 +725,11 @@ def test_a_killed_log_with_scored_samples_is_not_called_empty(
     [warning] = capsys.readouterr().err.splitlines()
     assert "killed.eval: unfinished run (status started) holding 4 sample(s)" in warning
     assert "no scored samples" not in warning
+    # Alone, it is the one reason given (no nameless row of the dropped log comes back).
+    finished.unlink()
+    assert main(["report", str(folder_of_logs), "--out", str(tmp_path / "r2"), "--quiet"]) == 2
+    [error] = capsys.readouterr().err.splitlines()
+    assert "killed.eval: unfinished run" in error and "<NA>" not in error
 
 
 def fifo(path: Path) -> Path:

@@ -60,7 +60,9 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         without_results(log, status)
         for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
     ]
-    evals = evals[~empty].assign(person=evals["model"] == PERSON)
+    evals = evals[~empty]
+    # From the kept rows: a Series of the dropped ones would add them back to an empty frame.
+    evals = evals.assign(person=evals["model"] == PERSON)
     evals = _without_repeats(evals, warnings)
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
     evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]

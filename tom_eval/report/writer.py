@@ -38,6 +38,10 @@ def write_report(
         logs = ", ".join(str(path) for path in paths)
         raise InputError(f"{logs}: no tom-eval run with scored samples{skipped}")
     make_folder(out)
+    # Checked before anything is written: a report stopped half-way would mix two.
+    blocked = sorted(entry.name for entry in out.iterdir() if _may_write(entry))
+    if blocked:
+        raise InputError(f"{out / blocked[0]}: is not a file, and a report writes a file there")
     earlier, before = _written_before(out), _files(out)
     context = Context(out, examples, quiet, warnings)
     body = []
@@ -64,6 +68,12 @@ REPORT_SUFFIXES = (".md", ".csv", ".png")
 """The kinds of file a report writes; no other is ever removed."""
 FILES = ".report-files"
 """The files the last report wrote into its folder, one name a line."""
+
+
+def _may_write(entry: Path) -> bool:
+    """An entry of the folder in the way of a file the report may write (report.md, a CSV,
+    a chart): a folder, say."""
+    return entry.suffix in REPORT_SUFFIXES and not entry.is_file()
 
 
 def _files(out: Path) -> dict[str, tuple[int, int, int]]:
