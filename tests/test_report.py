@@ -552,7 +552,9 @@ def test_a_mixed_folder_gives_both_sections(
     for heading, rows in trial_only.items():
         assert sorted(map(str, found[heading])) == sorted(map(str, rows)), heading
     assert sorted(map(str, found["Full games"])) == sorted(map(str, tables(alone)["Full games"]))
-    header = next(line for line in report[0].splitlines() if line.startswith("Runs: "))
+    header = next(
+        line for line in report[0].splitlines() if line.startswith("Game runs (trial mode): ")
+    )
     assert header in mixed and "Game-mode runs: 2" in mixed
 
 

@@ -374,6 +374,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader (e.g. `| head`) stopped early: not an error of ours.
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        # Ctrl-C: every writer is atomic, so nothing is left half-written to mention.
+        print("tom-eval: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

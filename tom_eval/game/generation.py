@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -146,7 +147,9 @@ def in_processes(
     # one-process generation need not pay.
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # Ctrl-C reaches every process of the group: only this one handles it (a worker that
+    # dies of it mid-job leaves the pool unable to shut down).
+    with ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts) as pool:
         chunksize = max(1, len(jobs) // (8 * workers))
         try:
             shipped = pool.map(ship, jobs, chunksize=chunksize)
@@ -155,6 +158,10 @@ def in_processes(
             # Without this, leaving the pool would first run every job still queued.
             pool.shutdown(cancel_futures=True)
             raise
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _group(job: tuple[SpecRow, int, int]) -> dict[str, Solution]:

@@ -63,8 +63,10 @@ class GameReport:
         lines = []
         if not results.runs.empty:
             lines += [
-                f"Runs: {len(results.runs)}, of which {int(results.runs['baseline'].sum())} "
-                f"reference players; trials: {len(results.samples)}.",
+                # The game's runs only: the other tasks' sections count their own.
+                f"Game runs (trial mode): {len(results.runs)}, of which "
+                f"{int(results.runs['baseline'].sum())} reference players; trials: "
+                f"{len(results.samples)}.",
                 "",
             ]
         games = analysis.game_summary(results)
