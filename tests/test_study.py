@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import subprocess
+import sys
 import time
 from collections import Counter
 from contextlib import closing
@@ -16,7 +18,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from inspect_ai.log import EvalLog, read_eval_log
 
-from conftest import played_turn
+from conftest import ROOT, played_turn
 from tom_eval.cli import main
 from tom_eval.errors import InputError
 from tom_eval.game.players import respond
@@ -500,7 +502,7 @@ def test_the_answer_page_shows_the_chosen_option_in_full(
 
 
 def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
-    study: tuple[Flask, StudyDesign, Store], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    study: tuple[Flask, StudyDesign, Store], tmp_path: Path
 ) -> None:
     app, design, store = study
     play_out(start(app, "p1"), design, store, "p1", "oracle")
@@ -508,9 +510,19 @@ def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
     with sqlite3.connect(tmp_path / "study.sqlite") as db:
         # The scenario behind p2's first reply changed where no prompt shows it.
         db.execute("UPDATE replies SET story = 'other' WHERE participant = 'p2' AND position = 0")
+        db.execute(
+            "UPDATE replies SET prompt = 'tampered' WHERE participant = 'p2' AND position = 1"
+        )
     out = tmp_path / "logs"
-    assert main(["export", str(tmp_path), "--out", str(out)]) == 2
-    assert "the replay failed for p2" in capsys.readouterr().err
+    # As a user runs it (in-process, pytest would catch Inspect's logging): the error in
+    # one line, without Inspect's traceback of the failed sample (it is in the log).
+    command = [sys.executable, "-m", "tom_eval.cli", "export", str(tmp_path), "--out", str(out)]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr
+    assert run.stderr.splitlines() == [
+        f"tom-eval: error: {out}: the replay failed for p2 (their logs are in {out / 'failed'}); "
+        "the other participants' logs are written"
+    ]
     [good] = [read_eval_log(str(path)) for path in out.glob("*.eval")]
     assert metadata(good)["participant"] == "p1"
     [bad] = [read_eval_log(str(path)) for path in (out / "failed").glob("*.eval")]

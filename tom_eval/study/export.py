@@ -125,6 +125,9 @@ def _replay(
             display="log",
             # No live sample buffer: nobody watches an export in Inspect View.
             log_realtime=False,
+            # A failed replay is named in the export's one line, and its traceback is in
+            # its log (out/failed): not printed, nor Inspect's banner.
+            log_level="critical",
         )
     failed = []
     for replay, log in zip(chosen, logs, strict=True):
