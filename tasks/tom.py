@@ -65,7 +65,8 @@ def tom(
         reps: instances per (Id, Extra) when generating (default 10).
         seed: generator seed (default 0).
         scenario_file: play the scenarios of a file instead (tom-eval's JSONL or the
-            reference's JSON); ids and extras filter it, reps and seed are unused.
+            reference's JSON); ids and extras filter it, reps is unused, and seed only
+            orders the options and chooses what a liar says.
         response_format: "choice" (lettered options), "action" (the action only) or
             "free" (reasoning, then a final ACTION: line).
         lineup: "default" (B dishonest teammate, C honest opponent, D dishonest opponent)

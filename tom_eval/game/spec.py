@@ -152,8 +152,8 @@ def parse_ids(
         return list(mastery)
     ids: list[int] = []
     for part in text.split(","):
-        low, _, high = part.strip().partition("-")
-        if not is_whole_number(low) or (high and not is_whole_number(high)):
+        low, dash, high = part.strip().partition("-")
+        if not is_whole_number(low) or (dash and not is_whole_number(high)):
             raise InputError(
                 f"ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
             )

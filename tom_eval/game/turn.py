@@ -83,10 +83,14 @@ def parse_lineup(text: str | list[str]) -> Lineup:
         raise InputError(f"lineup: expected changes such as D=honest_opponent, not {text!r}")
     types = dict(DEFAULT_LINEUP.types)
     if text.strip() not in ("", "default"):
+        given: set[str] = set()
         for part in text.split(","):
             player, _, kind = (" ".join(piece.split()) for piece in part.partition("="))
             if player not in _ROLE_TYPES or player == SELF:
                 raise InputError(f"lineup: unknown player '{player}' (use B, C, D or N)")
+            if player in given:
+                raise InputError(f"lineup: {player} is given twice")
+            given.add(player)
             if kind not in _ROLE_TYPES[player]:
                 allowed = ", ".join(_ROLE_TYPES[player])
                 raise InputError(f"lineup: {player} cannot be '{kind}' (allowed: {allowed})")
