@@ -381,6 +381,10 @@ def test_bad_parameters_are_one_line_errors(arguments: dict[str, Any], message: 
         ("[1, 2]", "a prior maps answer keys to weights"),
         ("'d=likes|likes': 1", "container DI has no weight for d=dislikes|likes"),
         ("'d=likes|likes': -1", "the weight of d=likes|likes must be 0 or more"),
+        (
+            "'d=likes|likes': 1\n'd=likes|likes': 2",
+            "the key 'd=likes|likes' is given twice (line 2)",
+        ),
         ("'d=loves|likes': 1", "d=loves|likes is no answer of the tasks run"),
     ],
 )

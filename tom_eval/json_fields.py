@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, read_user_text
 
 READ_ERRORS = (ValueError, RecursionError)
 """What `json.loads` (and `yaml.safe_load`, for RecursionError) raise on text they refuse:
@@ -42,12 +43,28 @@ def read_yaml(path: Path) -> Any:
     # Imported here: PyYAML takes about 10 ms to load, which `tom-eval check` need not pay.
     import yaml
 
+    text = read_user_text(path)
+
+    class UniqueKeys(yaml.SafeLoader):
+        """YAML keeps the last of two equal keys; a file that gives one twice holds a typo."""
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        seen = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node)
+            if not isinstance(key, Hashable):
+                continue  # construct_mapping refuses it, in its words
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice (line {line})"
+                )
+            seen.add(key)
+        return yaml.SafeLoader.construct_mapping(loader, node)
+
+    UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
+        return yaml.load(text, Loader=UniqueKeys)
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
     except ValueError as error:  # a value YAML types but cannot build, e.g. 2024-13-01
