@@ -65,6 +65,8 @@ def knp(
         open_question = flag("open_ended", open_ended)
         focus = flag("focus_on_knowledge", focus_on_knowledge)
         refuse_unplayable(OPEN_KNP if open_question else "knp")
+        if open_question:  # the judge plays it too (by default the model itself)
+            refuse_unplayable(OPEN_KNP, role="grader")
         show_progress()
         data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})

@@ -17,7 +17,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
 
-from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, printed_under_hash_seeds
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, printed_under_hash_seeds
 from tasks.knp import knp
 from tom_eval.knowledge.dataset import correct_letters
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer
@@ -312,6 +312,20 @@ def test_open_ended_answers_are_judged_by_the_grader_role(tmp_path: Path) -> Non
     )
     assert judge_prompts[0].startswith("You are an accuracy evaluator.")
     assert judge_prompts[0].endswith("Output (True/False/NA):")
+
+
+def test_a_grader_that_cannot_judge_is_refused_before_the_run(tmp_path: Path) -> None:
+    """Refused as the task is built, like the model under test: no log, no model call."""
+    with pytest.raises(PrerequisiteError, match=r"tom/always-a cannot play .* \(as the grader"):
+        inspect_eval(
+            f"{ROOT}/tasks/knp.py@knp",
+            model="tom/gold",
+            model_roles={"grader": "tom/always-a"},
+            task_args={"data_dir": str(FIXTURES), "open_ended": True},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert not list(tmp_path.iterdir())
 
 
 def _genre_reply(prompt: str) -> str:

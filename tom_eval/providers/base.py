@@ -36,10 +36,12 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     GenerateConfig,
     Logprobs,
+    Model,
     ModelAPI,
     ModelOutput,
     ModelUsage,
     StopReason,
+    model_roles,
 )
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -244,15 +246,16 @@ class LocalProvider(ModelAPI):
         return tokens(text)
 
 
-def refuse_unplayable(task: str) -> None:
+def refuse_unplayable(task: str, role: str | None = None) -> None:
     """Called by each task as it is built, where Inspect has made the model under
-    evaluation active: a provider of ours that does not play `task` ends the eval before
-    it starts, in one line and with no log (a PrerequisiteError)."""
-    model = active_model()
-    api = model.api if model is not None else None
+    evaluation active (and the model roles known): a provider of ours that does not play
+    `task`, as that model or in `role` (a grader, say), ends the eval before it starts, in
+    one line and with no log (a PrerequisiteError)."""
+    model = active_model() if role is None else model_roles().get(role)
+    api = model.api if isinstance(model, Model) else None
     reason = api.refusal(task) if isinstance(api, LocalProvider) else None
     if reason:
-        raise refused(reason)
+        raise refused(f"{reason} (as the {role} role)" if role else reason)
 
 
 _stopped_runs: set[str] = set()
