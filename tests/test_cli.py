@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REFERENCE_SCENARIOS, require_shared
+from conftest import REFERENCE_SCENARIOS, ROOT, require_shared
 from tom_eval.cli import main
 from tom_eval.game.dataset import SHIPPED_FILE
 from tom_eval.game.spec import parse_ids, scenarios_dir
@@ -77,18 +77,33 @@ def test_check_holds_a_record_to_the_spec_row_of_its_id(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Id 12's story and claim relabelled Id 7 (whose row expects Pass): the story satisfies
-    its claim, but the claim is not Id 7's row. So is an Id the table has not, and rep 0."""
+    its claim, but the claim is not Id 7's row; and rep 0. An Id the table has not is
+    another table's (`generate --spec`), and checks against that table with `--spec`."""
     out = tmp_path / "s.jsonl"
     run(capsys, "generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(out))
     record = json.loads(out.read_text())
     for changes, problem in [
         ({"id": 7, "key": "7-0A-r1"}, "disagreement (spec row): the file claims answerer"),
-        ({"id": 99, "key": "99-0A-r1"}, "the spec table has no row with Id 99 and Extra 0A"),
         ({"rep": 0, "key": "12-0A-r0"}, "rep 0: reps count from 1"),
     ]:
         out.write_text(json.dumps(record | changes) + "\n")
         code, stdout, _ = run(capsys, "check", str(out))
         assert code == 1 and problem in stdout, stdout
+    spec = tmp_path / "spec.csv"
+    rows = (ROOT / "scenarios" / "spec.csv").read_text().splitlines()
+    spec.write_text(
+        "\n".join([*rows, *(row.replace("12,", "40,", 1) for row in rows if row.startswith("12,"))])
+        + "\n"
+    )
+    own = tmp_path / "own.jsonl"
+    command = ["generate", "--spec", str(spec), "--ids", "40", "--extras", "0A", "--reps", "1"]
+    assert run(capsys, *command, "--out", str(own))[0] == 0
+    assert run(capsys, "check", str(own))[0] == 0
+    assert run(capsys, "check", str(own), "--spec", str(spec))[0] == 0
+    relabelled = json.loads(own.read_text()) | {"id": 12, "key": "12-0A-r1", "spec_action": "Pass"}
+    own.write_text(json.dumps(relabelled) + "\n")
+    code, stdout, _ = run(capsys, "check", str(own), "--spec", str(spec))
+    assert code == 1 and "spec row" in stdout
 
 
 def test_generate_writes_its_file_with_the_users_usual_mode(tmp_path: Path) -> None:

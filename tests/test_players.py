@@ -16,7 +16,10 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
 from conftest import ROOT
+from tom_eval.coherence.players import CoherencePlayer
+from tom_eval.false_belief.players import FalseBeliefPlayer
 from tom_eval.game.decisions import PASS, Action
+from tom_eval.game.flaky import FlakyPlayer
 from tom_eval.game.generation import generate
 from tom_eval.game.parsing import RESPONSE_FORMATS, ResponseFormat, parse_action
 from tom_eval.game.players import POLICIES, ReferencePlayer, respond
@@ -24,6 +27,8 @@ from tom_eval.game.prompts import action_prompt, answer_prompt, choice_options, 
 from tom_eval.game.rules import Rules
 from tom_eval.game.spec import read_spec
 from tom_eval.game.turn import DEFAULT_LINEUP
+from tom_eval.providers.base import number, text, whole, yes_no
+from tom_eval.providers.gguf import GGUFAPI
 
 GROUP = generate([row for row in read_spec() if row.id in (12, 17, 27)], 2, 5)
 
@@ -119,6 +124,18 @@ def test_unknown_players_are_refused() -> None:
 def test_model_args_are_read_strictly(args: dict[str, Any], message: str) -> None:
     with pytest.raises(PrerequisiteError, match=re.escape(message)):
         ReferencePlayer("bounded" if "memory" in args else "random", **args)
+
+
+def test_every_players_numbers_are_read_by_a_reader_that_says_what_it_reads() -> None:
+    """A model arg read by `int` or `float` would cut 2.9 to 2 and be refused as "text"."""
+    with pytest.raises(PrerequisiteError, match=re.escape("-M max_faults must be a whole number")):
+        get_model("tom/flaky", max_faults=2.9)
+    with pytest.raises(PrerequisiteError, match=re.escape("-M hang must be a finite number")):
+        get_model("tom/flaky", hang=float("inf"))
+    readers = {whole, number, yes_no, text}
+    for provider in (ReferencePlayer, FlakyPlayer, FalseBeliefPlayer, CoherencePlayer, GGUFAPI):
+        for name, arg in provider.ARGS.items():
+            assert arg.read in readers, (provider.__name__, name)
 
 
 INSPECT = str(Path(sys.executable).parent / "inspect")

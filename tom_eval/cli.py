@@ -66,7 +66,8 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    findings = checking.check(read_scenarios(args.file))
+    spec = read_spec(args.spec) if args.spec else None
+    findings = checking.check(read_scenarios(args.file), spec)
     for finding in findings:
         if not args.summary or finding.disagreements:
             print(checking.describe(finding))
@@ -270,6 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="recompute a scenario file and report disagreements")
     check.add_argument("file", type=path, help="a tom-eval .jsonl file or the reference's JSON")
     check.add_argument("--summary", action="store_true", help="print only disagreements and totals")
+    check.add_argument(
+        "--spec",
+        type=path,
+        default=None,
+        help="the spec table it was generated from (default: ours)",
+    )
     check.set_defaults(run=_check)
 
     show = commands.add_parser("show", help="print a story exactly as player A reads it")

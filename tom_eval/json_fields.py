@@ -51,6 +51,8 @@ def read_yaml(path: Path) -> Any:
     def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *anchor`: its keys may be overridden on purpose
             key = loader.construct_object(key_node)
             if not isinstance(key, Hashable):
                 continue  # construct_mapping refuses it, in its words

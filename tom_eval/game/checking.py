@@ -39,9 +39,9 @@ class Finding:
 
 def check(records: list[ScenarioRecord], spec: list[SpecRow] | None = None) -> list[Finding]:
     """Each record replayed, assessed and decided again by the engine and compared with
-    what the file says, what the file says compared with the spec table's row of its Id and
-    Extra (`spec`, default scenarios/spec.csv), and the four Extras of each (Id, rep)
-    checked against each other."""
+    what the file says, what the file says compared with the row of its Id and Extra in
+    `spec` (the table it was generated from; default scenarios/spec.csv), and the four
+    Extras of each (Id, rep) checked against each other."""
     rows = {(row.id, row.extra): row for row in (read_spec() if spec is None else spec)}
     findings = [_check_one(record) for record in records]
     for finding in findings:

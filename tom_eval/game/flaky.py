@@ -35,7 +35,7 @@ from tenacity import wait_fixed
 from tenacity.wait import WaitBaseT
 
 from tom_eval.game.players import ReferencePlayer
-from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least
+from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least, number, whole
 from tom_eval.refusal import refused
 
 
@@ -55,13 +55,13 @@ class FlakyPlayer(LocalProvider):
     PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "player": Arg("oracle"),
-        "error_rate": Arg(0.0, float, **at_least(0)),
-        "timeout_rate": Arg(0.0, float, **at_least(0)),
-        "max_faults": Arg(2, int, **at_least(0)),
-        "hang": Arg(60.0, float, **at_least(0)),
-        "backoff": Arg(None, float, **at_least(0)),
-        "seed": Arg(0, int),
-        "latency": Arg(0.0, float, **at_least(0)),
+        "error_rate": Arg(0.0, number, **at_least(0)),
+        "timeout_rate": Arg(0.0, number, **at_least(0)),
+        "max_faults": Arg(2, whole, **at_least(0)),
+        "hang": Arg(60.0, number, **at_least(0)),
+        "backoff": Arg(None, number, **at_least(0)),
+        "seed": Arg(0, whole),
+        "latency": Arg(0.0, number, **at_least(0)),
     }
     player: str
     error_rate: float

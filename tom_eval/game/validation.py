@@ -45,12 +45,11 @@ def label_violations(row: SpecRow, solution: Solution) -> list[str]:
 def spec_violations(asked: SpecRow, rep: int, rows: dict[tuple[int, str], SpecRow]) -> list[str]:
     """Where a scenario's claim (its answerer, labels and action, asked at `rep`) is not the
     spec row of its Id and Extra in `rows`: a story that satisfies its own claim cannot
-    show that, and a run would score it under the wrong Id."""
-    row = rows.get((asked.id, asked.extra))
-    if row is None:
-        return [f"the spec table has no row with Id {asked.id} and Extra {asked.extra}"]
+    show that, and a run would score it (and its mastery category) as that Id. An Id and
+    Extra without a row are another spec table's (`tom-eval generate --spec`): not judged."""
     problems = [f"rep {rep}: reps count from 1"] if rep < 1 else []
-    if asked != row:
+    row = rows.get((asked.id, asked.extra))
+    if row is not None and asked != row:
         problems.append(f"the file claims {_claim(asked)}, the spec row is {_claim(row)}")
     return problems
 

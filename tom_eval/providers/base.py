@@ -59,7 +59,7 @@ def yes_no(value: object) -> bool:
         return True
     if text in ("false", "0", "no"):
         return False
-    raise ValueError("must be true or false")
+    raise ValueError("true or false")
 
 
 def text(value: object) -> str:
@@ -68,18 +68,24 @@ def text(value: object) -> str:
 
 def whole(value: object) -> int:
     """A whole-number model arg: not true or false, not 2.9 cut to 2."""
-    if isinstance(value, bool | float):
-        raise ValueError("not a whole number")
-    return int(str(value))
+    try:
+        if isinstance(value, bool | float):
+            raise ValueError
+        return int(str(value))
+    except ValueError:
+        raise ValueError("a whole number") from None
 
 
 def number(value: object) -> float:
     """A finite number (`-M latency=inf` would wait for ever), not true or false."""
-    if isinstance(value, bool):
-        raise ValueError("not a number")
-    read = float(str(value))
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        read = float(str(value))
+    except ValueError:
+        raise ValueError("a finite number") from None
     if not math.isfinite(read):
-        raise ValueError("not a finite number")
+        raise ValueError("a finite number")
     return read
 
 
@@ -89,6 +95,8 @@ class Arg:
 
     default: Any
     read: Callable[[Any], Any] = text
+    """`text`, `whole`, `number` or `yes_no`: each refuses a value with a ValueError that
+    says what it reads ("a whole number"), which the refusal quotes."""
     allowed: Callable[[Any], bool] = lambda value: True
     rule: str = ""
     """What `allowed` asks, for the error: e.g. "at least 1"."""
@@ -119,14 +127,8 @@ def read_args(
 def _read(provider: str, name: str, arg: Arg, value: Any) -> Any:
     try:
         read = arg.read(value)
-    except (TypeError, ValueError):
-        kind: dict[Callable[[Any], Any], str] = {
-            whole: "a whole number",
-            number: "a finite number",
-            yes_no: "true or false",
-        }
-        wanted = kind.get(arg.read, "text")
-        raise refused(f"{provider}: -M {name} must be {wanted}, not {value!r}") from None
+    except ValueError as error:  # the reader's words for what it reads
+        raise refused(f"{provider}: -M {name} must be {error}, not {value!r}") from None
     if not arg.allowed(read):
         raise refused(f"{provider}: -M {name} must be {arg.rule}, not {value!r}")
     return read
