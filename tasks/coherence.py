@@ -10,6 +10,7 @@ rational agent) are metrics over the whole run. See docs/coherence.md.
 
 from __future__ import annotations
 
+import math
 from typing import TypeVar
 
 from inspect_ai import Task, task
@@ -22,7 +23,7 @@ from tom_eval.coherence.prior import read_prior
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
-from tom_eval.errors import user_path
+from tom_eval.errors import InputError, user_path
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import sample_size, whole_seed
@@ -81,6 +82,12 @@ def coherence(
             "floor", floor, "a probability above 0 and below 1", lambda v: 0 < v < 1
         )
         cost = real_number("cost", cost, "a number of 0 or more", lambda v: v >= 0)
+        # The softmax reads utility gaps (at most 4 + cost) over the temperature.
+        if not math.isfinite((4 + cost) / temperature):
+            raise InputError(
+                f"cost {cost:g} over temperature {temperature:g} is beyond a float: "
+                "choose a smaller cost or a larger temperature"
+            )
         prior_file = file_name("prior", prior)
         weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)

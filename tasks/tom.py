@@ -65,8 +65,9 @@ def tom(
         reps: instances per (Id, Extra) when generating (default 10).
         seed: generator seed (default 0).
         scenario_file: play the scenarios of a file instead (tom-eval's JSONL or the
-            reference's JSON); ids and extras filter it, reps is unused, and seed only
-            orders the options and chooses what a liar says.
+            reference's JSON); ids and extras filter it, reps is unused, and seed still
+            orders the options, chooses what a liar says and, in game mode, which stories
+            each game plays.
         response_format: "choice" (lettered options), "action" (the action only) or
             "free" (reasoning, then a final ACTION: line).
         lineup: "default" (B dishonest teammate, C honest opponent, D dishonest opponent)
@@ -156,11 +157,10 @@ def tom(
     )
 
 
-VERSION = "2-D"
-"""The task's version (eval.yaml): 2 since replies are read by the action they commit to,
-which changes the scores of replies that reason first; D since the sample's story is one line
-of JSON in its metadata and the turn at a glance is the score's explanation (README
-Changelog)."""
+VERSION = "3-A"
+"""The task's version (eval.yaml): 3 since a ladder's level intervals, and so the test of
+whether it has a span at all, are Price and Bonett's adjusted interval (every other score
+is comparable with 2-A's); A: the interface as 2-D's (README Changelog)."""
 
 
 def _ladder(

@@ -205,6 +205,12 @@ CASES = [
         "plain/report: ",
     ),
     Case(
+        "report, an empty log path (the current folder)",
+        lambda d: ["report", "", "--out", "r", "--quiet"],
+        "argument logs: invalid path value: ''",
+        ("r",),
+    ),
+    Case(
         "report, a folder where the report writes summary.csv",
         lambda d: [
             "report",
@@ -213,7 +219,7 @@ CASES = [
             str(folder(d / "r" / "summary.csv").parent),
             "--quiet",
         ],
-        "r/summary.csv: is not a file, and a report writes a file there",
+        "r/summary.csv: is not a file, where a report may write one",
     ),
     Case(
         "report, --out not writable",

@@ -363,6 +363,8 @@ def test_a_prior_changes_the_inversion(tmp_path: Path) -> None:
         ({"floor": "1e-15x"}, "floor must be a probability above 0 and below 1, not '1e-15x'"),
         ({"cost": float("inf")}, "cost must be a number of 0 or more, not 'inf'"),
         ({"cost": True}, "cost must be a number of 0 or more, not 'True'"),
+        ({"temperature": 1e-310}, "over temperature 1e-310 is beyond a float"),
+        ({"cost": 1e308}, "cost 1e+308 over temperature 0.1 is beyond a float"),
         ({"estimator": "guess"}, "estimator must be one of logprobs, sampling, not 'guess'"),
         ({"samples": 0}, "samples must be a whole number of 1 or more, not '0'"),
         ({"temperature": 0}, "temperature must be a number above 0, not '0'"),

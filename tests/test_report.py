@@ -33,7 +33,7 @@ from tom_eval.cli import main
 from tom_eval.game.players import respond
 from tom_eval.report.logs import once_per_sample
 from tom_eval.report.stats import balanced as balanced_interval
-from tom_eval.report.stats import mean_interval
+from tom_eval.report.stats import combined_interval, mean_interval
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;
@@ -664,3 +664,11 @@ def test_runs_on_two_files_of_one_name_are_two_runs(tmp_path: Path) -> None:
     row = r"^\| tom/random .*scenario_file=s\.jsonl#[0-9a-f]{8}\) \(baseline\) \| 2 \|"
     assert len(re.findall(row, report, re.MULTILINE)) == 2, report
     assert "also in a later or fuller log" not in report
+
+
+def test_a_difference_of_two_shares_is_agresti_caffos_interval() -> None:
+    """10/10 against 0/10: one added success and failure each (2/k, k = 2), centred on
+    11/12 - 1/12, spread sqrt(2 * 11/12 * 1/12 / 12): [0.612, 1]."""
+    low, high = combined_interval([(1.0, 10, 10), (-1.0, 0, 10)], bounds=(-1.0, 1.0))
+    assert (round(low, 3), high) == (0.612, 1.0)
+    assert combined_interval([(1.0, 0, 10), (-1.0, 10, 10)], bounds=(-1.0, 1.0))[0] == -1.0

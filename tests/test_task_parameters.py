@@ -74,9 +74,9 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
         # A log's arguments are read back into 64-bit columns by `tom-eval report`.
         (
             {"seed": 10**20},
-            r"seed must lie between -2\*\*63 and 2\*\*63, not '100000000000000000000'",
+            r"seed must be from -2\*\*63 to 2\*\*63 - 1, not '100000000000000000000'",
         ),
-        ({"sample_seed": -(2**63)}, r"sample_seed must lie between -2\*\*63 and 2\*\*63"),
+        ({"sample_seed": 2**63}, r"sample_seed must be from -2\*\*63 to 2\*\*63 - 1"),
     ],
 )
 def test_values_of_the_wrong_kind_are_named(args: dict[str, Any], message: str) -> None:

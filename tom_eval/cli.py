@@ -99,7 +99,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.compare and args.logs:
         raise InputError("report: give log directories, or --compare A B, not both")
     if args.compare:
-        first, second = (analysis.load([Path(side)], quiet) for side in args.compare)
+        first, second = (analysis.load([side], quiet) for side in args.compare)
         for side, results in zip(args.compare, (first, second), strict=True):
             # Comparisons are per scenario Id: whole games have none.
             if results.runs.empty:
@@ -115,7 +115,7 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     if not args.logs:
         raise InputError("report: give one or more log directories, or --compare A B")
-    paths = [Path(path) for path in args.logs]
+    paths = list(args.logs)
     written, warnings = write_report(paths, report_sections(), args.out, args.examples, quiet)
     for warning in warnings:
         print(f"tom-eval: warning: {warning}", file=sys.stderr)
@@ -286,12 +286,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="tables, charts and analyses from Inspect logs")
     report.add_argument(
-        "logs", nargs="*", help="Inspect logs of any of the suite's tasks, or folders of them"
+        "logs",
+        nargs="*",
+        type=path,
+        help="Inspect logs of any of the suite's tasks, or folders of them",
     )
     report.add_argument("--out", type=path, required=True, help="folder for report.md, CSVs, PNGs")
     report.add_argument("--examples", type=int, default=5, help="failed examples to print")
     report.add_argument(
-        "--compare", nargs=2, metavar=("A", "B"), help="compare two runs or log dirs"
+        "--compare", nargs=2, type=path, metavar=("A", "B"), help="compare two runs or log dirs"
     )
     report.add_argument("--quiet", action="store_true", help="no progress while reading logs")
     report.set_defaults(run=_report)
@@ -382,7 +385,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
-        # Ctrl-C: every writer is atomic, so nothing is left half-written to mention.
+        # Ctrl-C: each file a command writes is written whole (a report's folder may hold
+        # some files of the old report and some of the new).
         print("tom-eval: interrupted", file=sys.stderr)
         return 130
 

@@ -37,8 +37,8 @@ def whole_number(name: str, value: object, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or too_small:
         raise InputError(f"{name} must be {wanted}, not '{value}'")
     # A log's task arguments are read back into 64-bit columns (`tom-eval report`).
-    if abs(value) >= LARGEST:
-        raise InputError(f"{name} must lie between -2**63 and 2**63, not '{value}'")
+    if not -LARGEST <= value < LARGEST:
+        raise InputError(f"{name} must be from -2**63 to 2**63 - 1, not '{value}'")
     return value
 
 

@@ -44,7 +44,6 @@ from tom_eval.report.logs import (
     read_evals,
 )
 from tom_eval.report.stats import (
-    Z95,
     balanced,
     combined_interval,
     fisher_exact,
@@ -432,7 +431,8 @@ def _reasoning_tokens(usage: Any) -> int:
 
 
 def balanced_accuracy(rows: pd.DataFrame) -> tuple[float, float, float]:
-    """Mean over expected-action classes of the share optimal, with a normal 95% interval."""
+    """Mean over expected-action classes of the share optimal, with its 95% interval
+    (`stats.balanced`)."""
     classes = [rows.loc[rows["expected_action"] == name, "optimal"] for name in ACTION_CLASSES]
     return balanced([list(values) for values in classes])
 
@@ -500,9 +500,9 @@ def summary(results: Results) -> pd.DataFrame:
             ),
         }
         for action in ACTION_CLASSES:
-            row[f"expected_{action}"] = _mean(
-                trials.loc[trials["expected_action"] == action, "optimal"]
-            )
+            of_class = trials.loc[trials["expected_action"] == action, "optimal"]
+            row[f"expected_{action}"] = _mean(of_class)
+            row[f"expected_{action}_n"] = len(of_class)
         for spec_id, optimal in trials.groupby("spec_id")["optimal"]:
             row[f"id_{spec_id}"] = _mean(optimal)
         for extra in EXTRAS:
@@ -801,11 +801,26 @@ def _difference(key: dict[str, Any], a: pd.Series, b: pd.Series) -> dict[str, An
 
 
 def _delta_interval(first: pd.Series, second: pd.Series) -> str:
-    """Normal interval of a difference of two balanced accuracies (independent runs)."""
-    spreads = [(row["balanced_high"] - row["balanced_low"]) / (2 * Z95) for row in (first, second)]
-    delta = first["balanced"] - second["balanced"]
-    half = Z95 * math.sqrt(sum(spread**2 for spread in spreads))
-    return f"[{delta - half:.3f}, {delta + half:.3f}]"
+    """95% interval of a difference of two balanced accuracies (independent runs): the
+    adjusted Wald interval of the linear function +1/k of each class share of the first
+    run and -1/k of the second's (`stats.combined_interval`)."""
+    parts = [
+        (sign / len(classes), share * count, count)
+        for sign, row in ((1.0, first), (-1.0, second))
+        for classes in [_class_counts(row)]
+        for share, count in classes
+    ]
+    low, high = combined_interval(parts, bounds=(-1.0, 1.0))
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def _class_counts(row: pd.Series) -> list[tuple[float, int]]:
+    """A summary row's (share optimal, trials) of each expected-action class it played."""
+    return [
+        (float(row[f"expected_{action}"]), int(row[f"expected_{action}_n"]))
+        for action in ACTION_CLASSES
+        if row[f"expected_{action}_n"] > 0
+    ]
 
 
 def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:

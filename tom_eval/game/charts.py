@@ -123,8 +123,10 @@ def mastery_heatmap(table: pd.DataFrame, runs: pd.DataFrame, path: Path, title: 
     for (row, column), value in np.ndenumerate(values):
         if not math.isnan(value):
             record = overall.iloc[row]
-            half = (record[f"{keys[column]}_high"] - record[f"{keys[column]}_low"]) / 2
-            axes.text(column, row, f"{value:.2f}±{half:.2f}", ha="center", va="center", fontsize=6)
+            # The interval is not centred on the value (it is the adjusted estimate's).
+            low, high = record[f"{keys[column]}_low"], record[f"{keys[column]}_high"]
+            label = f"{value:.2f}\n[{low:.2f}, {high:.2f}]"
+            axes.text(column, row, label, ha="center", va="center", fontsize=5)
     figure.colorbar(image, ax=axes, label="weighted share of successes")
     axes.set_title(f"ToM mastery categories, {title}", fontsize=9)
     return save(figure, path)

@@ -32,8 +32,9 @@ SUMMARY_TEXT = (
 )
 MASTERY_TEXT = (
     "Each category is a weighted share of successes over its components' scenarios "
-    "(scenarios/mastery.yaml, the reference implementation's weights), with a normal 95% "
-    "interval; per Extra in mastery.csv."
+    "(scenarios/mastery.yaml, the reference implementation's weights), with a 95% interval "
+    "(the adjusted Wald of Price and Bonett, as for balanced accuracy); per Extra in "
+    "mastery.csv."
 )
 LADDER_TEXT = (
     "Load ladders (docs/ladder.md): the same base stories at rising load. The span is the "

@@ -122,15 +122,16 @@ def _evals_one_by_one(logs: list[str], warnings: list[str]) -> tuple[pd.DataFram
     """`evals_df` of the logs it can read, log by log, when reading them together failed:
     one bad log (a value a column cannot hold, say) leaves out that log, named, not all.
     Also the logs left out."""
-    frames, unreadable = [], []
+    frames, unreadable, problem = [], [], ""
     for log in logs:
         try:
             frames.append(evals_df([log], columns=_COLUMNS, quiet=True))
         except Exception as error:  # as above
-            warnings.append(f"{log}: cannot be read as an Inspect log ({error}); skipped")
+            problem = str(error)
+            warnings.append(f"{log}: cannot be read as an Inspect log ({problem}); skipped")
             unreadable.append(log)
     if not frames:
-        raise InputError(f"{', '.join(logs)}: cannot read the logs ({warnings[-1]})")
+        raise InputError(f"{', '.join(logs)}: cannot read the logs ({problem})")
     return pd.concat(frames, ignore_index=True), unreadable
 
 

@@ -39,14 +39,17 @@ def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float,
 
 
 def combined_interval(
-    parts: Sequence[tuple[float, float, int]], z: float = Z95
+    parts: Sequence[tuple[float, float, int]],
+    z: float = Z95,
+    bounds: tuple[float, float] = (0.0, 1.0),
 ) -> tuple[float, float]:
-    """A 95% interval of a weighted mean of shares, each part (weight, successes, trials),
-    the weights summing to 1: the adjusted Wald interval of a linear function of
-    proportions (Price and Bonett 2004, which generalises Agresti-Caffo). Each of the k
-    shares gets 2/k added successes and failures and the interval is centred on the
-    adjusted mean, so a share of 0 or 1 still has spread and the interval is not too narrow
-    near the ends; with one share it is Agresti-Coull's plus-four interval."""
+    """A 95% interval of a linear function of shares, each part (coefficient, successes,
+    trials): a weighted mean (coefficients summing to 1), or a difference of two (-1/k for
+    the second's). The adjusted Wald interval of a linear function of proportions (Price
+    and Bonett 2004, which generalises Agresti-Caffo): each of the k shares gets 2/k added
+    successes and failures and the interval is centred on the adjusted function, so a
+    share of 0 or 1 still has spread and the interval is not too narrow near the ends; with
+    one share it is Agresti-Coull's plus-four interval. Clipped to `bounds`."""
     added = 2 / len(parts)
     adjusted = [
         (weight, (successes + added) / (trials + 2 * added), trials + 2 * added)
@@ -56,7 +59,7 @@ def combined_interval(
     spread = math.sqrt(
         sum(weight**2 * share * (1 - share) / trials for weight, share, trials in adjusted)
     )
-    return max(0.0, centre - z * spread), min(1.0, centre + z * spread)
+    return max(bounds[0], centre - z * spread), min(bounds[1], centre + z * spread)
 
 
 def mean_interval(

@@ -41,7 +41,7 @@ def write_report(
     # Checked before anything is written: a report stopped half-way would mix two.
     blocked = sorted(entry.name for entry in out.iterdir() if _may_write(entry))
     if blocked:
-        raise InputError(f"{out / blocked[0]}: is not a file, and a report writes a file there")
+        raise InputError(f"{out / blocked[0]}: is not a file, where a report may write one")
     earlier, before = _written_before(out), _files(out)
     context = Context(out, examples, quiet, warnings)
     body = []
