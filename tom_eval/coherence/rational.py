@@ -23,7 +23,7 @@ prior is uniform unless given.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from math import fsum
 
 from tom_eval.coherence.worlds import (
@@ -84,25 +84,16 @@ def forward(
     return {place: weight / total for place, weight in zip(locations, weights, strict=True)}
 
 
-def log_forward(
-    domain: Domain,
-    beliefs: Pair,
-    desires: Pair,
-    states: Pair,
-    *,
-    cost: float = DEFAULT_COST,
-    temperature: float = DEFAULT_TEMPERATURE,
-) -> dict[str, float]:
-    """log P(action | beliefs, desires, states): `forward` in log space, exact where a
-    probability underflows to 0 (a utility gap over temperature above about 745, as a
-    large cost or a near-zero temperature gives)."""
-    scaled = _scaled(domain, beliefs, desires, states, cost, temperature)
+def _log_forward(item: Item, cost: float, temperature: float) -> dict[str, float]:
+    """log P(action | the action-prediction item's beliefs, desires and states): `forward`
+    in log space, exact where a probability underflows to 0 (a utility gap over the
+    temperature above about 745, as a large cost or a near-zero temperature gives)."""
+    beliefs, desires = _pair(item.beliefs), _pair(item.desires)
+    scaled = _scaled(item.domain, beliefs, desires, item.states, cost, temperature)
     top = max(scaled)
     log_total = top + math.log(fsum(math.exp(value - top) for value in scaled))
-    return {
-        place: value - log_total
-        for place, value in zip(WORLDS[domain].locations, scaled, strict=True)
-    }
+    locations = WORLDS[item.domain].locations
+    return {place: value - log_total for place, value in zip(locations, scaled, strict=True)}
 
 
 def _scaled(
@@ -129,14 +120,8 @@ def forward_model(
     domain: Domain, *, cost: float = DEFAULT_COST, temperature: float = DEFAULT_TEMPERATURE
 ) -> dict[str, dict[str, float]]:
     """The rational forward model over every action-prediction item of the domain."""
-    return _over_action_items(domain, forward, cost, temperature)
-
-
-def _over_action_items(
-    domain: Domain, model: Callable[..., dict[str, float]], cost: float, temperature: float
-) -> dict[str, dict[str, float]]:
     return {
-        item.item_id: model(
+        item.item_id: forward(
             domain,
             _pair(item.beliefs),
             _pair(item.desires),
@@ -214,7 +199,9 @@ def rational_answers(
     inversion reads the forward model in log space, so it stays exact when a probability
     underflows to 0."""
     model = forward_model(domain, cost=cost, temperature=temperature)
-    log_model = _over_action_items(domain, log_forward, cost, temperature)
+    log_model = {
+        item.item_id: _log_forward(item, cost, temperature) for item in items(domain, "AP")
+    }
     inferences = {
         item.item_id: _posterior(
             item,
