@@ -75,6 +75,13 @@ def false_belief(
         sentence_by_sentence = flag("sentence_by_sentence", sentence_by_sentence)
         prefix = flag("prefix", prefix)
         if file:
+            # The file holds the tasks: settings of the generator would be ignored.
+            given = (contents, transfer, seed, perturbations) != (20, 20, 0, False)
+            if given:
+                raise InputError(
+                    "contents, transfer, seed and perturbations make the generated tasks: "
+                    "drop them with item_file (the file holds its tasks)"
+                )
             items, name = read_items(user_path(file)), file
         else:
             items = generate_items(contents, transfer, seed, perturbations)

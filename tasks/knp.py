@@ -13,7 +13,7 @@ from inspect_ai import Task, task
 from inspect_ai.solver import generate
 
 from scorers.knp import knp_judge_scorer, knp_metrics, knp_scorer
-from tom_eval.errors import user_path
+from tom_eval.errors import InputError, user_path
 from tom_eval.knowledge.dataset import (
     ORDERS,
     chosen_genres,
@@ -49,7 +49,7 @@ def knp(
             consistency metric), "correct_a" or "correct_b".
         seed: the seed of the "seeded" order.
         open_ended: ask for the next action without options, judged by the `grader` model
-            role with the seed's Table 10 prompt (True / False / NA); `order` is unused.
+            role with the seed's Table 10 prompt (True / False / NA); `order` is refused.
         focus_on_knowledge: tell the model to attend to what the characters know (the
             seed's Figure 4 ablation).
         genre: only these genres (comma-separated): fantasy, kids, mystery, romance,
@@ -64,6 +64,8 @@ def knp(
         number = whole_number("seed", seed)
         open_question = flag("open_ended", open_ended)
         focus = flag("focus_on_knowledge", focus_on_knowledge)
+        if open_question and chosen_order != "seeded":
+            raise InputError("order places the options: open-ended items have none (drop order)")
         refuse_unplayable(OPEN_KNP if open_question else "knp")
         if open_question:  # the judge plays it too (by default the model itself)
             refuse_unplayable(OPEN_KNP, role="grader")
@@ -71,7 +73,7 @@ def knp(
         data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
         size, subset_seed = sample_size(sample), whole_seed(sample_seed)
-    both = chosen_order == "both" and not open_question
+    both = chosen_order == "both"
     dataset, subset = sample_subset(
         knp_dataset(
             data.items, genres, chosen_order, number, open_question, focus, f"knp {origin}"

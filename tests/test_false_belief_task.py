@@ -163,6 +163,8 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"estimator": "sampling", "samples": 0}, "needs samples of 1 or more"),
         ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
         ({"item_file": 1}, "item_file must be a file name, not '1'"),
+        ({"item_file": "items.jsonl", "perturbations": True}, "drop them with item_file"),
+        ({"item_file": "items.jsonl", "contents": 1}, "contents, transfer, seed and perturbations"),
         ({"seed": "x"}, "seed must be a whole number, not 'x'"),
         ({"perturbations": "maybe"}, "perturbations must be true or false, not 'maybe'"),
         ({"sentence_by_sentence": 2}, "sentence_by_sentence must be true or false, not '2'"),
@@ -260,7 +262,9 @@ def test_saved_items_play_like_generated_ones(tmp_path: Path) -> None:
     assert (
         main(["false-belief-items", "--out", str(items), "--contents", "1", "--transfer", "1"]) == 0
     )
-    log = run(tmp_path, "tom/reality-biased", item_file=str(items))
+    # Without the generator's settings, which an item file refuses (SMALL sets them).
+    task = false_belief(item_file=str(items))
+    (log,) = inspect_eval(task, model="tom/reality-biased", log_dir=str(tmp_path), display="none")
     assert [sample.id for sample in log.samples or []] == ["contents-01", "transfer-01"]
     assert metric(log, "belief") == 0.75
 

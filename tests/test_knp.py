@@ -187,6 +187,8 @@ def test_orders_and_genres_choose_the_samples() -> None:
          "'horror'"),
         ({"genre": 1}, "knp: genre must be among fantasy, kids, mystery, romance, not '1'"),
         ({"genre": 1.5}, "knp: genre must be among fantasy, kids, mystery, romance, not '1.5'"),
+        ({"open_ended": True, "order": "both"}, "knp: order places the options: open-ended "
+         "items have none (drop order)"),
     ],
 )  # fmt: skip
 def test_bad_parameters_are_one_line(arguments: dict[str, Any], message: str) -> None:
@@ -292,7 +294,7 @@ def test_open_ended_answers_are_judged_by_the_grader_role(tmp_path: Path) -> Non
         return verdicts[genre]
 
     model = scripted(lambda prompt: _genre_reply(prompt))
-    log = run(tmp_path, model, open_ended=True, order="both", roles={"grader": scripted(grade)})
+    log = run(tmp_path, model, open_ended=True, roles={"grader": scripted(grade)})
     assert len(log.samples or []) == 6
     accuracy = metrics(log, "accuracy")
     assert accuracy["accuracy"] == 0.5  # 2 True, 2 False; NA and unreadable left out
