@@ -43,20 +43,25 @@ def whole_number(name: str, value: object, minimum: int | None = None) -> int:
 
 
 def real_number(name: str, value: object, wanted: str, accept: Callable[[float], bool]) -> float:
-    """A finite number that `accept`s (`wanted` names those, for the error). Inspect's YAML
-    reads `1e-15` as text (YAML 1.1 wants `1.0e-15`), so text that Python reads as a
-    number is that number."""
-    number: float | None = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            number = None
-    if number is None or not math.isfinite(number) or not accept(number):
+    """A finite number (`finite_number`) that `accept`s (`wanted` names those, for the
+    error)."""
+    number = finite_number(value)
+    if number is None or not accept(number):
         raise InputError(f"{name} must be {wanted}, not '{value}'")
     return number
+
+
+def finite_number(value: object) -> float | None:
+    """A finite number as Inspect's YAML gives it (`-T` and `-M` values alike), else None
+    (true and false too). YAML 1.1 reads `1e-15` as text (it wants `1.0e-15`), so text
+    that Python reads as a number is that number."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def flag(name: str, value: object) -> bool:

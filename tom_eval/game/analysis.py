@@ -804,12 +804,10 @@ def _delta_interval(first: pd.Series, second: pd.Series) -> str:
     """95% interval of a difference of two balanced accuracies (independent runs): the
     adjusted Wald interval of the linear function +1/k of each class share of the first
     run and -1/k of the second's (`stats.combined_interval`)."""
-    parts = [
-        (sign / len(classes), share * count, count)
-        for sign, row in ((1.0, first), (-1.0, second))
-        for classes in [_class_counts(row)]
-        for share, count in classes
-    ]
+    parts: list[tuple[float, float, int]] = []
+    for sign, row in ((1.0, first), (-1.0, second)):
+        classes = _class_counts(row)
+        parts += [(sign / len(classes), share * count, count) for share, count in classes]
     low, high = combined_interval(parts, bounds=(-1.0, 1.0))
     return f"[{low:.3f}, {high:.3f}]"
 

@@ -20,7 +20,6 @@ person whose input ends early.
 
 from __future__ import annotations
 
-import math
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -47,6 +46,7 @@ from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from tom_eval.refusal import refused
+from tom_eval.task_args import finite_number
 
 DEFAULT_CONFIG = GenerateConfig()
 
@@ -77,14 +77,9 @@ def whole(value: object) -> int:
 
 
 def number(value: object) -> float:
-    """A finite number (`-M latency=inf` would wait for ever), not true or false."""
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        read = float(str(value))
-    except ValueError:
-        raise ValueError("a finite number") from None
-    if not math.isfinite(read):
+    """A finite number (`task_args.finite_number`: `-M latency=inf` would wait for ever)."""
+    read = finite_number(value)
+    if read is None:
         raise ValueError("a finite number")
     return read
 
