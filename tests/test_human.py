@@ -4,6 +4,7 @@ the replies that the log scores."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,13 @@ ARGS = ["-T", "ids=12,17", "-T", "extras=0A", "-T", "reps=1", "--max-samples", "
 """Id 12 takes two replies (A asks, then answers), Id 17 one: three lines in all."""
 
 
-def play(tmp_path: Path, typed: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+def ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def play(
+    tmp_path: Path, typed: str, *, interrupts_ignored: bool = False
+) -> tuple[subprocess.CompletedProcess[str], Path]:
     logs = tmp_path / "logs"
     run = subprocess.run(
         [
@@ -38,6 +45,7 @@ def play(tmp_path: Path, typed: str) -> tuple[subprocess.CompletedProcess[str], 
         text=True,
         cwd=ROOT,
         timeout=300,
+        preexec_fn=ignore_interrupts if interrupts_ignored else None,
     )
     [log] = logs.iterdir()
     return run, log
@@ -79,3 +87,15 @@ def test_input_that_ends_early_stops_the_eval_in_one_line_and_resumes(tmp_path: 
     assert retry.returncode == 0, retry.stderr
     [resumed] = [log for log in path.parent.iterdir() if log != path]
     assert read_eval_log(str(resumed)).status == "success"
+
+
+def test_input_that_ends_early_stops_an_eval_started_with_interrupts_ignored(
+    tmp_path: Path,
+) -> None:
+    """`inspect eval ... &` in a script starts with SIGINT ignored, so the interrupt that
+    stops the eval is not heard: the run is cancelled all the same, not left waiting."""
+    run, path = play(tmp_path, "F\n", interrupts_ignored=True)
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines()[-1] == INPUT_ENDED
+    assert "Traceback" not in run.stdout + run.stderr
+    assert read_eval_log(str(path), header_only=True).status == "cancelled"

@@ -299,6 +299,21 @@ def test_a_run_repeated_as_it_was_counts_once(
     assert summary.loc["choice, ids=7,8,9, reps=1", "N"] == 12
 
 
+def test_one_setting_written_two_ways_is_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default lineup and Extras named as the defaults, in another order and case."""
+    folder = tmp_path / "logs"
+    for lineup, extras in (("default", "0A,0B,1A,1B"), ("D=dishonest_opponent", "1b,0A,0b,1A")):
+        run = tom(ids="7,8", reps=1, lineup=lineup, extras=extras)
+        inspect_eval(run, model="tom/always-pass", log_dir=str(folder), display="none")
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "8 sample(s) also in a later or fuller log of the run" in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert summary["setting"].tolist() == ["choice, ids=7,8, reps=1"]
+    assert summary["N"].tolist() == [8]
+
+
 def test_a_sample_in_two_logs_of_one_run_counts_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -519,6 +519,7 @@ def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
     command = [sys.executable, "-m", "tom_eval.cli", "export", str(tmp_path), "--out", str(out)]
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr
+    assert "hooks enabled" not in run.stdout
     assert run.stderr.splitlines() == [
         f"tom-eval: error: {out}: the replay failed for p2 (their logs are in {out / 'failed'}); "
         "the other participants' logs are written"

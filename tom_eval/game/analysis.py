@@ -12,8 +12,9 @@ so a directory may mix both modes.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,8 @@ from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
 from tom_eval.game.span import Trial, level_shares, span
-from tom_eval.game.spec import EXTRAS, MasteryCategory, read_mastery
+from tom_eval.game.spec import EXTRAS, MasteryCategory, parse_extras, read_mastery
+from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
 from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
     changed_settings,
@@ -312,8 +314,45 @@ def _changes(record: dict[str, Any], defaults: dict[str, object]) -> list[str]:
         f"scenario_file={record['scenario_file_name']}"
         if change.startswith("scenario_file=")
         else change
-        for change in changed_settings(record, defaults)
+        for change in changed_settings(_as_read(record), defaults)
     ]
+
+
+def _lineup_changes(value: str | list[str]) -> str:
+    """The players a lineup changes from the default, or "default"."""
+    lineup = parse_lineup(value)
+    changed = [
+        f"{player}={kind}"
+        for player, kind in lineup.types
+        if (player, kind) not in DEFAULT_LINEUP.types
+    ]
+    return ",".join(changed) or "default"
+
+
+_AS_READ: dict[str, Callable[[str | list[str]], str]] = {
+    "lineup": _lineup_changes,
+    "extras": lambda value: ",".join(parse_extras(value)),
+}
+"""Task arguments that one setting can be written several ways, as the task reads them:
+`lineup=D=dishonest_opponent` is the default lineup, `extras=1b,0A` is `extras=0A,1B`."""
+
+
+def _as_read(record: dict[str, Any]) -> dict[str, Any]:
+    """An eval row with those arguments as the task reads them, so that one setting
+    written two ways labels one run. A value the task would refuse (a hand-made log) keeps
+    its text."""
+    read = dict(record)
+    for name, canonical in _AS_READ.items():
+        value = read.get(f"task_arg_{name}")
+        if not isinstance(value, str | list):
+            continue
+        try:
+            read[f"task_arg_{name}"] = canonical(
+                json.loads(value) if isinstance(value, str) and value.startswith("[") else value
+            )
+        except (InputError, ValueError):
+            continue
+    return read
 
 
 def _scenario_file_names(evals: pd.DataFrame) -> list[str | None]:

@@ -20,6 +20,7 @@ person whose input ends early.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -255,6 +256,10 @@ def refuse_unplayable(task: str, role: str | None = None) -> None:
         raise refused(f"{reason} (as the {role} role)" if role else reason)
 
 
+UNHEARD_INTERRUPT_SECONDS = 5.0
+"""How long an interrupt may take to cancel the sample that sent it before it is taken as
+ignored: well beyond the milliseconds it takes when handled, and a short wait otherwise."""
+
 _stopped_runs: set[str] = set()
 """The eval runs (one `eval()` call each) already being stopped."""
 
@@ -277,8 +282,28 @@ async def stop_eval(message: str) -> NoReturn:
         else:  # the inspect command: once it has printed its notice
             context.call_on_close(lambda: _exit_with(message))
         signal.raise_signal(signal.SIGINT)
+        # A process started with SIGINT ignored (`command &` in a script) has no handler to
+        # act on it, and the interrupt does not cancel this sample: then cancel the run.
+        await anyio.sleep(UNHEARD_INTERRUPT_SECONDS)
+        _cancel_root_task()
     await anyio.sleep_forever()
     raise AssertionError("unreachable: the eval was cancelled")
+
+
+def _cancel_root_task() -> None:
+    """Cancel the run's root task, which is all asyncio's own SIGINT handler does on a first
+    interrupt (under asyncio; Inspect's trio backend is left to its own handling)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    tasks = {info.id: info for info in anyio.get_running_tasks()}
+    root = anyio.get_current_task()
+    while root.parent_id in tasks:
+        root = tasks[root.parent_id]
+    for task in asyncio.all_tasks():
+        if id(task) == root.id:
+            task.cancel()
 
 
 def _exit_with(message: str) -> NoReturn:

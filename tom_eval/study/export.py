@@ -15,10 +15,12 @@ package.
 from __future__ import annotations
 
 import copy
+import io
 import json
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
+from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,7 +117,10 @@ def _replay(
     counter = Counter(len(chosen), progress)
     # The reply files live as long as this export: concurrent exports never share one.
     with tempfile.TemporaryDirectory() as folder:
-        tasks = [_task(template, design, replay, Path(folder), counter) for replay in chosen]
+        # Inspect prints its hooks banner as the first model is made (three lines naming
+        # tom-eval's progress hook, which an export leaves quiet): not an export's to show.
+        with redirect_stdout(io.StringIO()):
+            tasks = [_task(template, design, replay, Path(folder), counter) for replay in chosen]
         logs = inspect_eval(
             tasks,
             log_dir=str(out),
