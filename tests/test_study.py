@@ -102,6 +102,12 @@ def test_a_study_keeps_the_parameters_it_was_created_with(tmp_path: Path) -> Non
     assert open_design(tmp_path, {"reps": 2}) == created
     with pytest.raises(InputError, match="created with reps=2"):
         open_design(tmp_path, {"reps": 3})
+    # The same setting written another way plays the same study.
+    assert open_design(tmp_path, {"ids": "30, 12,17", "lineup": "C=honest_opponent"}) == created
+    with pytest.raises(InputError, match="created with lineup='default';"):
+        open_design(tmp_path, {"ids": SHORT["ids"], "lineup": "C=dishonest_opponent"})
+    with pytest.raises(InputError, match="created with seed=0"):
+        open_design(tmp_path, {"seed": 1})
     with pytest.raises(InputError, match="response_format must be one of"):
         open_design(tmp_path / "other", {"response_format": "essay"})
     assert not (tmp_path / "other").exists()

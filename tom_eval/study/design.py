@@ -125,7 +125,7 @@ def open_design(data_dir: Path, given: dict[str, Any]) -> StudyDesign:
     error, since the study's participants have played the design."""
     saved = StudyDesign.load(data_dir)
     if saved is not None:
-        changed = [key for key, value in given.items() if saved.task_args[key] != value]
+        changed = [key for key, value in given.items() if _changes_play(saved, key, value)]
         if changed:
             was = ", ".join(f"{key}={saved.task_args[key]!r}" for key in changed)
             raise InputError(
@@ -141,6 +141,29 @@ def open_design(data_dir: Path, given: dict[str, Any]) -> StudyDesign:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         design.save(data_dir)
     return design
+
+
+def _changes_play(saved: StudyDesign, key: str, value: Any) -> bool:
+    """Whether giving `key=value` to a saved study changes what it plays; the same setting
+    written another way (ids in another order, the default lineup by name) does not."""
+    if saved.task_args[key] == value:
+        return False
+    other = StudyDesign(saved.task_args | {key: value})
+    try:
+        return (
+            other.lineup != saved.lineup
+            or other.rules != saved.rules
+            or other.response_format != saved.response_format
+            or _stories(other) != _stories(saved)
+        )
+    except InputError:
+        return True
+
+
+def _stories(design: StudyDesign) -> dict[str, object]:
+    return {
+        sample_id: (sample.metadata or {})["story"] for sample_id, sample in design.samples.items()
+    }
 
 
 def existing_design(data_dir: Path) -> StudyDesign:
