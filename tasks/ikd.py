@@ -84,8 +84,5 @@ def ikd(
         solver=generate(),
         scorer=ikd_scorer(),
         version="2-A",
-        metadata=source_metadata(
-            "ikd", origin, data.duplicates, len(data.originals) + len(data.errors)
-        )
-        | subset,
+        metadata=source_metadata("ikd", origin, data) | subset,
     )

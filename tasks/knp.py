@@ -91,5 +91,5 @@ def knp(
         scorer=knp_judge_scorer() if open_question else knp_scorer(),
         metrics=[knp_metrics(both_orders=True)] if both else None,
         version="2-A",
-        metadata=source_metadata("knp", origin, data.duplicates, len(data.items)) | subset,
+        metadata=source_metadata("knp", origin, data) | subset,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -21,6 +22,7 @@ from conftest import ROOT
 from tasks.knp import knp
 from tom_eval.errors import InputError
 from tom_eval.knowledge import manifest, source
+from tom_eval.knowledge.dataset import DATA_DIGEST
 from tom_eval.knowledge.records import (
     gold_span,
     knowledge_place,
@@ -334,7 +336,9 @@ def test_the_task_downloads_the_whole_subset_and_runs(
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
-    assert log.eval.metadata == {"source": url, "distinct_records": 500, "duplicates": {}}
+    metadata = log.eval.metadata or {}
+    assert re.fullmatch("[0-9a-f]{64}", metadata.pop(DATA_DIGEST))
+    assert metadata == {"source": url, "distinct_records": 500, "duplicates": {}}
     assert metrics(log, "invalid")["mean"] == 0.0
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from inspect_ai import eval as inspect_eval
 from knowledge_support import FIXTURES, QUIRKS, metrics
 
@@ -101,12 +104,30 @@ def test_the_report_has_a_table_per_knowledge_task(tmp_path: Path) -> None:
     assert "### KNP" in report and "### IKD" in report
     # Each run is read from its own scorer's column, and runs on other data never merge.
     for options in ("", ", open_ended=True"):
-        run_label = f"tom/gold [default] (knp, data_dir={FIXTURES}{options})"
+        run_label = f"tom/gold [default] (knp, data_dir={FIXTURES.name}{options})"
         assert f"| {run_label} | 6 | 1.000 [0.610, 1.000] (n=6) |" in report
     for data in (FIXTURES, QUIRKS):
-        assert f"tom/always-no [default] (ikd, data_dir={data}" in report
+        assert f"tom/always-no [default] (ikd, data_dir={data.name}" in report
     assert "left out" not in report
     assert (tmp_path / "out" / "knp.csv").is_file() and (tmp_path / "out" / "ikd.csv").is_file()
+
+
+def test_a_data_folder_is_one_run_by_any_path_and_two_of_one_name_are_two(
+    tmp_path: Path,
+) -> None:
+    """Runs are labelled by the folder's name: the fixtures given as their clone and as
+    their Data folder are one run; another folder of that name (the quirks under it) is
+    another, each then named with its records' digest too."""
+    run("knp", "tom/gold", tmp_path / "logs")
+    run("knp", "tom/gold", tmp_path / "logs", data_dir=str(FIXTURES / "Data"))
+    other = tmp_path / "elsewhere" / FIXTURES.name
+    shutil.copytree(QUIRKS, other)
+    run("knp", "tom/gold", tmp_path / "logs", data_dir=str(other))
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    table = pd.read_csv(tmp_path / "out" / "knp.csv")
+    label = re.escape(f"tom/gold [default] (knp, data_dir={FIXTURES.name}#") + "[0-9a-f]{8}\\)"
+    assert all(re.fullmatch(label, run) for run in table["run"]), table["run"]
+    assert len(table) == 2 and 6 in table["N"].tolist()
 
 
 def test_the_reports_defaults_are_the_tasks() -> None:

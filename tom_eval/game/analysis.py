@@ -41,6 +41,7 @@ from tom_eval.report.logs import (
     changed_settings,
     json_object,
     label_runs,
+    names_by_digest,
     number,
     once_per_sample,
     read_evals,
@@ -151,7 +152,10 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     """The game's runs of `evals` (`report.logs.read_evals` rows of tasks/tom.py logs):
     trial-mode runs and their trials, game-mode games and A's turns in them."""
     evals = _newest_per_participant(evals, warnings)
-    evals["scenario_file_name"] = _scenario_file_names(evals)
+    given = evals.get("task_arg_scenario_file", pd.Series(None, index=evals.index))
+    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
+    digests = [json_object(entry).get(SCENARIO_DIGEST) for entry in metadata]
+    evals["scenario_file_name"] = names_by_digest(list(given), digests)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
@@ -353,28 +357,6 @@ def _as_read(record: dict[str, Any]) -> dict[str, Any]:
         except (InputError, ValueError):
             continue
     return read
-
-
-def _scenario_file_names(evals: pd.DataFrame) -> list[str | None]:
-    """Each run's scenario file by its name (the same file is often given by other paths:
-    an imported run's and a baseline's), with the start of its digest when files of that
-    name differ (`scenarios.jsonl` of two seeds), so their runs are never pooled. A log
-    from before the digest was kept has none: it joins the others of its name unless two
-    digests of that name differ."""
-    given = evals.get("task_arg_scenario_file", pd.Series(None, index=evals.index))
-    names = [None if pd.isna(path) else Path(str(path)).name for path in given]
-    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
-    digests = [json_object(entry).get(SCENARIO_DIGEST) for entry in metadata]
-    versions: dict[str, set[str]] = {}
-    for name, digest in zip(names, digests, strict=True):
-        if name is not None:
-            versions.setdefault(name, set()).update([digest] if digest else [])
-    return [
-        f"{name}#{digest[:8] if digest else 'unknown'}"
-        if name is not None and len(versions[name]) > 1
-        else name
-        for name, digest in zip(names, digests, strict=True)
-    ]
 
 
 def _reasoning_chars(message: ChatMessage) -> int:

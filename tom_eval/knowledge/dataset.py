@@ -9,6 +9,7 @@ every item in both orders (two samples joined by `item` for order consistency), 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import random
 from collections.abc import Collection, Sequence
@@ -17,7 +18,7 @@ from typing import Literal
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
-from tom_eval.knowledge.records import Duplicates, ErrorStory, IkdData, KnpItem, OriginalStory
+from tom_eval.knowledge.records import ErrorStory, IkdData, KnpData, KnpItem, OriginalStory
 from tom_eval.task_args import names
 
 logger = logging.getLogger(__name__)
@@ -146,12 +147,19 @@ SHOWN = 3
 """Repeated files named in the warning (all of them are in the task's metadata)."""
 
 
-def source_metadata(
-    task: str, origin: str, duplicates: Duplicates, distinct: int
-) -> dict[str, object]:
-    """The task's metadata: where the data came from, how many distinct records it holds,
-    and the files read once as repeats of another (warned about: the authors' data has
-    one)."""
+DATA_DIGEST = "data_sha256"
+"""The task metadata key of the SHA-256 of the records read: the report tells two data
+folders of one name apart by it."""
+
+
+def source_metadata(task: str, origin: str, data: KnpData | IkdData) -> dict[str, object]:
+    """The task's metadata: where the data came from, how many distinct records it holds
+    and their digest, and the files read once as repeats of another (warned about: the
+    authors' data has one)."""
+    duplicates = data.duplicates
+    distinct = (
+        len(data.items) if isinstance(data, KnpData) else len(data.originals) + len(data.errors)
+    )
     if duplicates:
         named = [f"{repeat} = {first}" for repeat, first in duplicates.items()]
         pairs = ", ".join(named[:SHOWN] + ([f"{len(named) - SHOWN} more"] if named[SHOWN:] else []))
@@ -159,7 +167,13 @@ def source_metadata(
             f"{task}: {origin}: {len(duplicates)} file(s) repeat another file's record and "
             f"are read once ({pairs}); {distinct} distinct records"
         )
-    return {"source": origin, "distinct_records": distinct, "duplicates": duplicates}
+    return {
+        "source": origin,
+        "distinct_records": distinct,
+        "duplicates": duplicates,
+        # The records are frozen dataclasses of text and numbers: their repr is stable.
+        DATA_DIGEST: hashlib.sha256(repr(data).encode()).hexdigest(),
+    }
 
 
 def chosen_genres(genre: object, present: Collection[str]) -> set[str]:

@@ -13,10 +13,12 @@ from typing import Any
 import pandas as pd
 from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
+from tom_eval.knowledge.dataset import DATA_DIGEST
 from tom_eval.report.logs import (
     changed_settings,
     json_object,
     label_runs,
+    names_by_digest,
     number,
     once_per_sample,
 )
@@ -71,11 +73,33 @@ PAPER = (
 
 def run_setting(row: dict[str, Any]) -> str:
     task = "knp" if row["task_name"] in KNP_TASKS else "ikd"
-    parts = [task, *changed_settings(row, LABEL_DEFAULTS[task])]
+    parts = [
+        f"data_dir={row['data_name']}" if change.startswith("data_dir=") else change
+        for change in changed_settings(row, LABEL_DEFAULTS[task])
+    ]
+    parts.insert(0, task)
     genre = row.get("task_arg_genre")
     if isinstance(genre, str | list) and genre:
         parts.append(f"genre={genre if isinstance(genre, str) else ','.join(genre)}")
     return ", ".join(parts)
+
+
+def data_names(evals: pd.DataFrame) -> pd.Series:
+    """Each run's data folder by its name (the folder the task read: a copy's Data folder
+    names its clone), with its digest where folders of that name differ; KNP's and IKD's
+    records of one folder differ, so each task's runs are named apart."""
+    names: pd.Series = pd.Series(None, index=evals.index, dtype=object)
+    for task_names in (KNP_TASKS, IKD_TASKS):
+        mine = evals[evals["task_name"].isin(task_names)]
+        given = mine.get("task_arg_data_dir", pd.Series(None, index=mine.index))
+        metadata = [json_object(entry) for entry in mine.get("metadata", [None] * len(mine))]
+        folders = [
+            None if folder is None or pd.isna(folder) else entry.get("source", folder)
+            for folder, entry in zip(given, metadata, strict=True)
+        ]
+        digests = [entry.get(DATA_DIGEST) for entry in metadata]
+        names[mine.index] = names_by_digest(folders, digests)
+    return names
 
 
 class KnowledgeReport:
@@ -84,6 +108,7 @@ class KnowledgeReport:
     tasks: tuple[str, ...] = (*KNP_TASKS, *IKD_TASKS)
 
     def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
+        evals["data_name"] = data_names(evals)
         evals["run"] = label_runs(evals, run_setting)
         lines = ["## Knowledge-state tasks (KNP, IKD)", "", PAPER, ""]
         for task, names in (("knp", KNP_TASKS), ("ikd", IKD_TASKS)):

@@ -252,6 +252,26 @@ def label_runs(evals: pd.DataFrame, setting: Callable[[dict[str, Any]], str]) ->
     )
 
 
+def names_by_digest(paths: Sequence[Any], digests: Sequence[Any]) -> list[str | None]:
+    """Each run's file or folder (None where it gave none) by its name, since one is often
+    given by several paths, with the start of its content's digest when those of one name
+    differ (`scenarios.jsonl` of two seeds), so their runs are never pooled. A log from
+    before the digest was kept has none: it joins the others of its name unless two
+    digests of that name differ."""
+    names = [None if path is None or pd.isna(path) else Path(str(path)).name for path in paths]
+    known = [digest if isinstance(digest, str) and digest else None for digest in digests]
+    versions: dict[str, set[str]] = {}
+    for name, digest in zip(names, known, strict=True):
+        if name is not None:
+            versions.setdefault(name, set()).update([digest] if digest else [])
+    return [
+        f"{name}#{digest[:8] if digest else 'unknown'}"
+        if name is not None and len(versions[name]) > 1
+        else name
+        for name, digest in zip(names, known, strict=True)
+    ]
+
+
 def json_object(text: Any) -> dict[str, Any]:
     """A JSON object column value (dataframes hold dicts as JSON text); {} for none."""
     if isinstance(text, dict):
