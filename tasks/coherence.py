@@ -11,7 +11,7 @@ rational agent) are metrics over the whole run. See docs/coherence.md.
 from __future__ import annotations
 
 import math
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -32,6 +32,7 @@ from tom_eval.task_args import (
     names,
     one_of,
     real_number,
+    refuse_misspelt,
     task_arguments,
     whole_number,
 )
@@ -51,6 +52,7 @@ def coherence(
     floor: float = DEFAULT_FLOOR,
     sample: int | None = None,
     sample_seed: int = 0,
+    **unknown: Any,
 ) -> Task:
     """The coherence test.
 
@@ -73,6 +75,7 @@ def coherence(
     refuse_unplayable("coherence")
     show_progress()
     with task_arguments("coherence"):
+        refuse_misspelt("coherence", unknown, coherence)
         domains = _in_order(names("domain", domain, DOMAINS), DOMAINS)
         tasks = _in_order(names("task", task, TASKS), TASKS)
         chosen = one_of("estimator", estimator, ESTIMATORS)

@@ -8,6 +8,8 @@ read from `item_file` (e.g. the paper's originals, which are not shipped). See d
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
@@ -21,7 +23,14 @@ from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import file_name, flag, one_of, task_arguments, whole_number
+from tom_eval.task_args import (
+    file_name,
+    flag,
+    one_of,
+    refuse_misspelt,
+    task_arguments,
+    whole_number,
+)
 
 
 @task
@@ -37,6 +46,7 @@ def false_belief(
     prefix: bool = True,
     sample: int | None = None,
     sample_seed: int = 0,
+    **unknown: Any,
 ) -> Task:
     """The false-belief battery.
 
@@ -64,6 +74,7 @@ def false_belief(
     refuse_unplayable("false_belief")
     show_progress()
     with task_arguments("false_belief"):
+        refuse_misspelt("false_belief", unknown, false_belief)
         chosen = one_of("estimator", estimator, ESTIMATORS)
         contents = whole_number("contents", contents, minimum=0)
         transfer = whole_number("transfer", transfer, minimum=0)

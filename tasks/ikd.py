@@ -10,6 +10,8 @@ tom_eval/knowledge/source.py) or read from `data_dir`. See docs/knowledge.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai.solver import generate
 
@@ -26,7 +28,7 @@ from tom_eval.knowledge.records import load_ikd
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import flag, one_of, task_arguments
+from tom_eval.task_args import flag, one_of, refuse_misspelt, task_arguments
 
 
 @task
@@ -38,6 +40,7 @@ def ikd(
     genre: str | list[str] | None = None,
     sample: int | None = None,
     sample_seed: int = 0,
+    **unknown: Any,
 ) -> Task:
     """Implausible knowledge detection.
 
@@ -61,6 +64,7 @@ def ikd(
     refuse_unplayable("ikd")
     show_progress()
     with task_arguments("ikd"):
+        refuse_misspelt("ikd", unknown, ikd)
         chosen_stories = one_of("stories", stories, STORIES)
         chosen_highlight = one_of("highlight", highlight, HIGHLIGHTS)
         focus = flag("focus_on_knowledge", focus_on_knowledge)

@@ -9,6 +9,8 @@ and the action that uses it (a knowledge leak). The authors' data is downloaded 
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai.solver import generate
 
@@ -25,7 +27,7 @@ from tom_eval.knowledge.records import load_knp
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import flag, one_of, task_arguments, whole_number
+from tom_eval.task_args import flag, one_of, refuse_misspelt, task_arguments, whole_number
 
 
 @task
@@ -38,6 +40,7 @@ def knp(
     genre: str | list[str] | None = None,
     sample: int | None = None,
     sample_seed: int = 0,
+    **unknown: Any,
 ) -> Task:
     """Knowledge-sensitive next-action prediction.
 
@@ -60,6 +63,7 @@ def knp(
         sample_seed: the seed of the subset (default 0).
     """
     with task_arguments("knp"):
+        refuse_misspelt("knp", unknown, knp)
         chosen_order = one_of("order", order, ORDERS)
         number = whole_number("seed", seed)
         open_question = flag("open_ended", open_ended)

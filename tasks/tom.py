@@ -8,6 +8,8 @@ what is measured.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai import Epochs, Task, task
 
 from scorers.game import game_scorer
@@ -30,7 +32,14 @@ from tom_eval.game.turn import parse_lineup
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
-from tom_eval.task_args import file_name, flag, one_of, task_arguments, whole_number
+from tom_eval.task_args import (
+    file_name,
+    flag,
+    one_of,
+    refuse_misspelt,
+    task_arguments,
+    whole_number,
+)
 
 MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
@@ -56,6 +65,7 @@ def tom(
     sample_seed: int = 0,
     ladder: str | None = None,
     levels: str | int | list[int | str] = "0,2,4,8,16,32",
+    **unknown: Any,
 ) -> Task:
     """The Ask/Tell/Pass game.
 
@@ -97,6 +107,7 @@ def tom(
     refuse_unplayable("tom")
     show_progress()
     with task_arguments("tom"):
+        refuse_misspelt("tom", unknown, tom)
         chosen_format = one_of("response_format", response_format, RESPONSE_FORMATS)
         mode = one_of("mode", mode, MODES)
         history = one_of("history", history, HISTORY_MODES)

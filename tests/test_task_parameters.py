@@ -3,6 +3,7 @@ value, nothing, a list or a mapping): the task is built, or refused in one line.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -94,3 +95,32 @@ def test_a_scenario_whose_claim_is_not_its_ids_row_is_refused(tmp_path: Path) ->
     out.write_text(json.dumps(record) + "\n")
     with pytest.raises(PrerequisiteError, match=r"scenario 7-0A-r1: the file claims answerer"):
         tom(scenario_file=str(out))
+
+
+@pytest.mark.parametrize(
+    ("task", "misspelt", "meant"),
+    [
+        ("tom", "rep", "reps"),
+        ("false_belief", "content", "contents"),
+        ("coherence", "temprature", "temperature"),
+        ("knp", "sampel", "sample"),
+        ("ikd", "storys", "stories"),
+    ],
+)
+def test_a_misspelt_parameter_is_refused_naming_the_one_meant(
+    task: str, misspelt: str, meant: str
+) -> None:
+    """Inspect would only warn, and the run would play every rep or every item."""
+    build = getattr(importlib.import_module(f"tasks.{task}"), task)
+    with pytest.raises(PrerequisiteError) as refusal:
+        build(**{misspelt: 1})
+    assert str(refusal.value) == f"{task}: no parameter '{misspelt}' (did you mean {meant}?)"
+
+
+def test_another_tasks_parameter_is_warned_about_as_inspect_does(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One command may run several tasks with one set of -T arguments."""
+    task = tom(ids="12", extras="0A", reps=1, order="both")
+    assert len(task.dataset) == 1
+    assert "param 'order' not used by task 'tom'" in caplog.text

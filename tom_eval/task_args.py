@@ -8,13 +8,18 @@ value is refused in one line instead of failing deep in a task, or being used as
 
 from __future__ import annotations
 
+import difflib
+import inspect
+import logging
 import math
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tom_eval.errors import InputError
 from tom_eval.refusal import refused
+
+logger = logging.getLogger(__name__)
 
 Choice = TypeVar("Choice", bound=str)
 LARGEST = 2**63
@@ -28,6 +33,24 @@ def task_arguments(task: str) -> Iterator[None]:
         yield
     except InputError as error:
         raise refused(f"{task}: {error}") from None
+
+
+def refuse_misspelt(task: str, unknown: Mapping[str, object], function: Callable[..., Any]) -> None:
+    """Arguments the task `function` does not take, which Inspect hands over because each
+    task takes `**unknown` (otherwise it only warns, and a misspelt `-T rep=1` plays every
+    rep). A name close to one of the task's parameters is refused, naming it; any other is
+    warned about, as Inspect does, since one command may run several tasks that take
+    different arguments (`-T order=both` is knp's, not ikd's)."""
+    parameters = [
+        name
+        for name, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    for name in unknown:
+        close = difflib.get_close_matches(name, parameters, n=1, cutoff=0.75)
+        if close:
+            raise InputError(f"no parameter '{name}' (did you mean {close[0]}?)")
+        logger.warning(f"param '{name}' not used by task '{task}'")
 
 
 def whole_number(name: str, value: object, minimum: int | None = None) -> int:
