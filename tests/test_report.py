@@ -31,7 +31,7 @@ from conftest import ROOT
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.players import respond
-from tom_eval.report.logs import once_per_sample
+from tom_eval.report.logs import names_by_digest, once_per_sample
 from tom_eval.report.stats import balanced as balanced_interval
 from tom_eval.report.stats import combined_interval, mean_interval
 
@@ -296,16 +296,18 @@ def test_a_run_repeated_as_it_was_counts_once(
     assert capsys.readouterr().err.count("the same run as") == 2
     summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("setting")
     assert summary.loc["choice, ids=7,8, reps=1", "N"] == 8
-    assert summary.loc["choice, ids=7,8,9, reps=1", "N"] == 12
+    assert summary.loc["choice, ids=7-9, reps=1", "N"] == 12
 
 
 def test_one_setting_written_two_ways_is_one_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The default lineup and Extras named as the defaults, in another order and case."""
+    """Ids in another order, the default lineup by name and the default Extras in another
+    order and case."""
     folder = tmp_path / "logs"
-    for lineup, extras in (("default", "0A,0B,1A,1B"), ("D=dishonest_opponent", "1b,0A,0b,1A")):
-        run = tom(ids="7,8", reps=1, lineup=lineup, extras=extras)
+    settings = (("7,8", "default", "0A,0B,1A,1B"), ("8, 7", "D=dishonest_opponent", "1b,0A,0b,1A"))
+    for ids, lineup, extras in settings:
+        run = tom(ids=ids, reps=1, lineup=lineup, extras=extras)
         inspect_eval(run, model="tom/always-pass", log_dir=str(folder), display="none")
     assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert "8 sample(s) also in a later or fuller log of the run" in capsys.readouterr().err
@@ -687,3 +689,7 @@ def test_a_difference_of_two_shares_is_agresti_caffos_interval() -> None:
     low, high = combined_interval([(1.0, 10, 10), (-1.0, 0, 10)], bounds=(-1.0, 1.0))
     assert (round(low, 3), high) == (0.612, 1.0)
     assert combined_interval([(1.0, 0, 10), (-1.0, 10, 10)], bounds=(-1.0, 1.0))[0] == -1.0
+
+
+def test_a_folder_without_a_name_keeps_its_text() -> None:
+    assert names_by_digest([".", "/x/clone", None], ["a", "a", None]) == [".", "clone", None]

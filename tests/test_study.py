@@ -108,6 +108,15 @@ def test_a_study_keeps_the_parameters_it_was_created_with(tmp_path: Path) -> Non
         open_design(tmp_path, {"ids": SHORT["ids"], "lineup": "C=dishonest_opponent"})
     with pytest.raises(InputError, match="created with seed=0"):
         open_design(tmp_path, {"seed": 1})
+    # From a scenario file the stories are the same for any seed; the option order is not.
+    scenarios = tmp_path / "s.jsonl"
+    assert (
+        main(["generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(scenarios)])
+        == 0
+    )
+    open_design(tmp_path / "file", {"scenario_file": str(scenarios)})
+    with pytest.raises(InputError, match="created with seed=0"):
+        open_design(tmp_path / "file", {"scenario_file": str(scenarios), "seed": 1})
     with pytest.raises(InputError, match="response_format must be one of"):
         open_design(tmp_path / "other", {"response_format": "essay"})
     assert not (tmp_path / "other").exists()

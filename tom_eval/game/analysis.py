@@ -34,7 +34,14 @@ from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
 from tom_eval.game.span import Trial, level_shares, span
-from tom_eval.game.spec import EXTRAS, MasteryCategory, parse_extras, read_mastery
+from tom_eval.game.spec import (
+    EXTRAS,
+    MasteryCategory,
+    parse_extras,
+    parse_ids,
+    read_mastery,
+    read_spec,
+)
 from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
 from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
@@ -333,22 +340,48 @@ def _lineup_changes(value: str | list[str]) -> str:
     return ",".join(changed) or "default"
 
 
-_AS_READ: dict[str, Callable[[str | list[str]], str]] = {
+def _spec_ids(value: str | int | list[int | str]) -> str:
+    """Spec Ids as the task reads them from the spec table: "all", "mastery", or the Ids
+    in order."""
+    known, mastery = [row.id for row in read_spec()], read_mastery().mastery_ids
+    ids = parse_ids(value, known, mastery)
+    if ids == sorted(set(known)):
+        return "all"
+    if set(ids) == set(mastery):
+        return "mastery"
+    runs: list[list[int]] = []
+    for spec_id in ids:
+        if runs and spec_id == runs[-1][-1] + 1:
+            runs[-1].append(spec_id)
+        else:
+            runs.append([spec_id])
+    # Three or more in a row as a range, as a user writes them: 7-9, not 7,8,9.
+    return ",".join(
+        f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(map(str, run)) for run in runs
+    )
+
+
+_AS_READ: dict[str, Callable[[Any], str]] = {
     "lineup": _lineup_changes,
     "extras": lambda value: ",".join(parse_extras(value)),
+    "ids": _spec_ids,
 }
 """Task arguments that one setting can be written several ways, as the task reads them:
-`lineup=D=dishonest_opponent` is the default lineup, `extras=1b,0A` is `extras=0A,1B`."""
+`lineup=D=dishonest_opponent` is the default lineup, `extras=1b,0A` is `extras=0A,1B`,
+`ids=13,12` and `ids=12-13` are `ids=12,13`, and `ids=9,7,8` is `ids=7-9`."""
 
 
 def _as_read(record: dict[str, Any]) -> dict[str, Any]:
     """An eval row with those arguments as the task reads them, so that one setting
     written two ways labels one run. A value the task would refuse (a hand-made log) keeps
-    its text."""
+    its text, and so do the Ids of a scenario file (a range names those of the file)."""
     read = dict(record)
+    with_file = isinstance(read.get("task_arg_scenario_file"), str)
     for name, canonical in _AS_READ.items():
         value = read.get(f"task_arg_{name}")
-        if not isinstance(value, str | list):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # a column with gaps holds its whole numbers as floats
+        if not isinstance(value, str | list | int) or (name == "ids" and with_file):
             continue
         try:
             read[f"task_arg_{name}"] = canonical(

@@ -258,7 +258,11 @@ def names_by_digest(paths: Sequence[Any], digests: Sequence[Any]) -> list[str | 
     differ (`scenarios.jsonl` of two seeds), so their runs are never pooled. A log from
     before the digest was kept has none: it joins the others of its name unless two
     digests of that name differ."""
-    names = [None if path is None or pd.isna(path) else Path(str(path)).name for path in paths]
+    # A folder given as "." has no name of its own: it keeps its text.
+    names = [
+        None if path is None or pd.isna(path) else Path(str(path)).name or str(path)
+        for path in paths
+    ]
     known = [digest if isinstance(digest, str) and digest else None for digest in digests]
     versions: dict[str, set[str]] = {}
     for name, digest in zip(names, known, strict=True):

@@ -148,6 +148,8 @@ def _changes_play(saved: StudyDesign, key: str, value: Any) -> bool:
     written another way (ids in another order, the default lineup by name) does not."""
     if saved.task_args[key] == value:
         return False
+    if key == "seed":  # it orders the options, which the stories do not show
+        return True
     other = StudyDesign(saved.task_args | {key: value})
     try:
         return (
