@@ -692,4 +692,7 @@ def test_a_difference_of_two_shares_is_agresti_caffos_interval() -> None:
 
 
 def test_a_folder_without_a_name_keeps_its_text() -> None:
-    assert names_by_digest([".", "/x/clone", None], ["a", "a", None]) == [".", "clone", None]
+    evals = pd.DataFrame(
+        {"task_arg_folder": [".", "/x/clone", None], "metadata": ['{"d": "a"}', '{"d": "a"}', None]}
+    )
+    assert names_by_digest(evals, "folder", "d") == [".", "clone", None]

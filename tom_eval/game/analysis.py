@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,14 +159,11 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     """The game's runs of `evals` (`report.logs.read_evals` rows of tasks/tom.py logs):
     trial-mode runs and their trials, game-mode games and A's turns in them."""
     evals = _newest_per_participant(evals, warnings)
-    given = evals.get("task_arg_scenario_file", pd.Series(None, index=evals.index))
-    metadata = evals.get("metadata", pd.Series(None, index=evals.index))
-    digests = [json_object(entry).get(SCENARIO_DIGEST) for entry in metadata]
-    evals["scenario_file_name"] = names_by_digest(list(given), digests)
+    evals["scenario_file_name"] = names_by_digest(evals, "scenario_file", SCENARIO_DIGEST)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
-    rows = evals.to_dict("records")
+    rows = _as_read(evals.to_dict("records"))
     evals["game"] = [_game_label(row) for row in rows]
     evals["scenario_set"] = [_scenario_set(row) for row in rows]
     evals["baseline"] = evals["model"].str.startswith("tom/") & ~evals["person"]
@@ -301,10 +298,9 @@ def _games(
     return games, pd.DataFrame(turns, columns=[*_A_TURN_COLUMNS, *A_TURN_KEYS])
 
 
-def _game_label(row: Mapping[Hashable, Any]) -> str:
+def _game_label(record: dict[str, Any]) -> str:
     """The response format, then every task argument the user changed, and for an imported
     run whether the reference asked for free text."""
-    record = {str(key): value for key, value in row.items()}
     changes = _changes(record, LABEL_DEFAULTS)
     imported = json_object(record.get("metadata")).get("imported", {})
     if imported.get("free_response"):
@@ -312,9 +308,8 @@ def _game_label(row: Mapping[Hashable, Any]) -> str:
     return ", ".join([str(record["format"]), *changes])
 
 
-def _scenario_set(row: Mapping[Hashable, Any]) -> str:
+def _scenario_set(record: dict[str, Any]) -> str:
     """The scenarios a run played, as the task arguments that chose them say."""
-    record = {str(key): value for key, value in row.items()}
     chosen = {name: LABEL_DEFAULTS[name] for name in SCENARIO_SET}
     return ", ".join(_changes(record, chosen)) or "default scenarios"
 
@@ -325,7 +320,7 @@ def _changes(record: dict[str, Any], defaults: dict[str, object]) -> list[str]:
         f"scenario_file={record['scenario_file_name']}"
         if change.startswith("scenario_file=")
         else change
-        for change in changed_settings(_as_read(record), defaults)
+        for change in changed_settings(record, defaults)
     ]
 
 
@@ -340,10 +335,11 @@ def _lineup_changes(value: str | list[str]) -> str:
     return ",".join(changed) or "default"
 
 
-def _spec_ids(value: str | int | list[int | str]) -> str:
-    """Spec Ids as the task reads them from the spec table: "all", "mastery", or the Ids
-    in order."""
-    known, mastery = [row.id for row in read_spec()], read_mastery().mastery_ids
+def _spec_ids(
+    value: str | int | list[int | str], known: list[int], mastery: tuple[int, ...]
+) -> str:
+    """Spec Ids as the task reads them from the spec table (its Ids `known`): "all",
+    "mastery", or the Ids in order."""
     ids = parse_ids(value, known, mastery)
     if ids == sorted(set(known)):
         return "all"
@@ -361,34 +357,33 @@ def _spec_ids(value: str | int | list[int | str]) -> str:
     )
 
 
-_AS_READ: dict[str, Callable[[Any], str]] = {
-    "lineup": _lineup_changes,
-    "extras": lambda value: ",".join(parse_extras(value)),
-    "ids": _spec_ids,
-}
-"""Task arguments that one setting can be written several ways, as the task reads them:
-`lineup=D=dishonest_opponent` is the default lineup, `extras=1b,0A` is `extras=0A,1B`,
-`ids=13,12` and `ids=12-13` are `ids=12,13`, and `ids=9,7,8` is `ids=7-9`."""
-
-
-def _as_read(record: dict[str, Any]) -> dict[str, Any]:
-    """An eval row with those arguments as the task reads them, so that one setting
-    written two ways labels one run. A value the task would refuse (a hand-made log) keeps
-    its text, and so do the Ids of a scenario file (a range names those of the file)."""
-    read = dict(record)
-    with_file = isinstance(read.get("task_arg_scenario_file"), str)
-    for name, canonical in _AS_READ.items():
-        value = read.get(f"task_arg_{name}")
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # a column with gaps holds its whole numbers as floats
-        if not isinstance(value, str | list | int) or (name == "ids" and with_file):
-            continue
-        try:
-            read[f"task_arg_{name}"] = canonical(
-                json.loads(value) if isinstance(value, str) and value.startswith("[") else value
-            )
-        except (InputError, ValueError):
-            continue
+def _as_read(records: list[dict[Hashable, Any]]) -> list[dict[str, Any]]:
+    """Eval rows with the task arguments that one setting can be written several ways as
+    the task reads them, so that it labels one run: `lineup=D=dishonest_opponent` is the
+    default lineup, `extras=1b,0A` is `extras=0A,1B`, `ids=13,12` and `ids=12-13` are
+    `ids=12,13`, and `ids=9,7,8` is `ids=7-9`. A value the task would refuse (a hand-made
+    log) keeps its text, and so do the Ids of a scenario file (a range names the file's)."""
+    known, mastery = [row.id for row in read_spec()], read_mastery().mastery_ids
+    readers: dict[str, Callable[[Any], str]] = {
+        "lineup": _lineup_changes,
+        "extras": lambda value: ",".join(parse_extras(value)),
+        "ids": lambda value: _spec_ids(value, known, mastery),
+    }
+    read = [{str(key): value for key, value in record.items()} for record in records]
+    for record in read:
+        with_file = isinstance(record.get("task_arg_scenario_file"), str)
+        for name, reader in readers.items():
+            value = record.get(f"task_arg_{name}")
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # a column with gaps holds its whole numbers as floats
+            if not isinstance(value, str | list | int) or (name == "ids" and with_file):
+                continue
+            try:
+                if isinstance(value, str) and value.startswith("["):
+                    value = json.loads(value)  # a list argument, as evals_df keeps it
+                record[f"task_arg_{name}"] = reader(value)
+            except (InputError, ValueError):
+                continue
     return read
 
 

@@ -73,11 +73,10 @@ PAPER = (
 
 def run_setting(row: dict[str, Any]) -> str:
     task = "knp" if row["task_name"] in KNP_TASKS else "ikd"
-    parts = [
+    parts = [task] + [
         f"data_dir={row['data_name']}" if change.startswith("data_dir=") else change
         for change in changed_settings(row, LABEL_DEFAULTS[task])
     ]
-    parts.insert(0, task)
     genre = row.get("task_arg_genre")
     if isinstance(genre, str | list) and genre:
         parts.append(f"genre={genre if isinstance(genre, str) else ','.join(genre)}")
@@ -91,14 +90,7 @@ def data_names(evals: pd.DataFrame) -> pd.Series:
     names: pd.Series = pd.Series(None, index=evals.index, dtype=object)
     for task_names in (KNP_TASKS, IKD_TASKS):
         mine = evals[evals["task_name"].isin(task_names)]
-        given = mine.get("task_arg_data_dir", pd.Series(None, index=mine.index))
-        metadata = [json_object(entry) for entry in mine.get("metadata", [None] * len(mine))]
-        folders = [
-            None if folder is None or pd.isna(folder) else entry.get("source", folder)
-            for folder, entry in zip(given, metadata, strict=True)
-        ]
-        digests = [entry.get(DATA_DIGEST) for entry in metadata]
-        names[mine.index] = names_by_digest(folders, digests)
+        names[mine.index] = names_by_digest(mine, "data_dir", DATA_DIGEST, source_key="source")
     return names
 
 

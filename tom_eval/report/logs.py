@@ -252,27 +252,37 @@ def label_runs(evals: pd.DataFrame, setting: Callable[[dict[str, Any]], str]) ->
     )
 
 
-def names_by_digest(paths: Sequence[Any], digests: Sequence[Any]) -> list[str | None]:
-    """Each run's file or folder (None where it gave none) by its name, since one is often
-    given by several paths, with the start of its content's digest when those of one name
-    differ (`scenarios.jsonl` of two seeds), so their runs are never pooled. A log from
-    before the digest was kept has none: it joins the others of its name unless two
-    digests of that name differ."""
-    # A folder given as "." has no name of its own: it keeps its text.
-    names = [
-        None if path is None or pd.isna(path) else Path(str(path)).name or str(path)
-        for path in paths
+def names_by_digest(
+    evals: pd.DataFrame, argument: str, digest_key: str, source_key: str | None = None
+) -> list[str | None]:
+    """Each run's file or folder (the task argument `argument`; the path the task read, in
+    the eval metadata's `source_key`, where it keeps one), None where it gave none, by its
+    name, since one is often given by several paths, with the start of its content's digest
+    (the metadata's `digest_key`) when those of one name differ (`scenarios.jsonl` of two
+    seeds), so their runs are never pooled. A log from before the digest was kept has none:
+    it joins the others of its name unless two digests of that name differ."""
+    given = evals.get(f"task_arg_{argument}", pd.Series(None, index=evals.index))
+    metadata = [
+        json_object(entry) for entry in evals.get("metadata", pd.Series(None, index=evals.index))
     ]
-    known = [digest if isinstance(digest, str) and digest else None for digest in digests]
+    paths = [
+        None
+        if path is None or pd.isna(path)
+        else str(entry.get(source_key, path) if source_key else path)
+        for path, entry in zip(given, metadata, strict=True)
+    ]
+    # A folder given as "." has no name of its own: it keeps its text.
+    names = [None if path is None else Path(path).name or path for path in paths]
+    digests = [entry.get(digest_key) or None for entry in metadata]
     versions: dict[str, set[str]] = {}
-    for name, digest in zip(names, known, strict=True):
+    for name, digest in zip(names, digests, strict=True):
         if name is not None:
             versions.setdefault(name, set()).update([digest] if digest else [])
     return [
         f"{name}#{digest[:8] if digest else 'unknown'}"
         if name is not None and len(versions[name]) > 1
         else name
-        for name, digest in zip(names, known, strict=True)
+        for name, digest in zip(names, digests, strict=True)
     ]
 
 
