@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,32 @@ def test_id_selections() -> None:
     assert parse_ids("7,8,12-13", list(range(1, 40)), ()) == [7, 8, 12, 13]
     assert parse_ids("mastery", list(range(1, 40)), (7, 8)) == [7, 8]
     assert parse_ids("all", [2, 1, 2], ()) == [1, 2]
+
+
+def _children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="generation pools only on 2 or more cores")
+def test_ctrl_c_during_a_pooled_generation_exits_cleanly(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole foreground process group (the command and its generator
+    workers): one line, exit 130, no file, no worker left behind."""
+    out = tmp_path / "s.jsonl"
+    command = [sys.executable, "-m", "tom_eval.cli", "generate", "--reps", "40", "--out", str(out)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    while not (workers := _children(process.pid)) and process.poll() is None:
+        assert time.monotonic() < deadline, "the generator's workers never started"
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stdout, stderr) == (130, "", "tom-eval: interrupted\n")
+    assert not out.exists() and not list(tmp_path.iterdir())
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{worker}").exists() for worker in workers):
+        assert time.monotonic() < deadline, "a generator worker outlived the command"
+        time.sleep(0.05)
