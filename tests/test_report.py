@@ -696,3 +696,21 @@ def test_a_folder_without_a_name_keeps_its_text() -> None:
         {"task_arg_folder": [".", "/x/clone", None], "metadata": ['{"d": "a"}', '{"d": "a"}', None]}
     )
     assert names_by_digest(evals, "folder", "d") == [".", "clone", None]
+
+
+def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A -T name no task takes is only warned about, and Inspect keeps its value in the log:
+    a huge integer there must not make the report pass over the log."""
+    folder = tmp_path / "logs"
+    run = tom(ids="7", reps=1)
+    inspect_eval(run, model="tom/always-pass", log_dir=str(folder), display="none")
+    (path,) = folder.glob("*.eval")
+    log = read_eval_log(str(path))
+    log.eval.task_args["stray"] = 10**30
+    write_eval_log(log, str(path))
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "cannot be read" not in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert summary["N"].tolist() == [4]

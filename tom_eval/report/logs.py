@@ -28,11 +28,28 @@ REASONING_CONFIG = (
     "extra_body",
 )
 """Generate-config fields that change how a model reasons."""
-_COLUMNS = [column for column in EvalColumns if column.name != "model_args"] + [
-    EvalColumn("model_args", path="eval.model_args")
+_INT64 = range(-(2**63), 2**63)
+
+
+def _within_int64(value: Any) -> Any:
+    """`value` with every integer a table column cannot hold (beyond 64 bits) as its text."""
+    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+        return str(value)
+    if isinstance(value, list):
+        return [_within_int64(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _within_int64(item) for key, item in value.items()}
+    return value
+
+
+_REPLACED = ("model_args", "task_arg_*")
+_COLUMNS = [column for column in EvalColumns if column.name not in _REPLACED] + [
+    EvalColumn("model_args", path="eval.model_args"),
+    EvalColumn("task_arg_*", path="eval.task_args", value=_within_int64),
 ]
-"""evals_df's columns, with `model_args` read from the model args: inspect-ai 0.3.285
-reads that column from the base URL."""
+"""evals_df's columns, with `model_args` read from the model args (inspect-ai 0.3.285
+reads that column from the base URL) and a task argument beyond 64 bits as text (a stray
+`-T name=<huge>` that the task only warned about would otherwise leave its log unread)."""
 
 
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
