@@ -15,7 +15,7 @@ import yaml
 from inspect_ai import Task, task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ContentReasoning,
@@ -334,6 +334,34 @@ def test_a_sample_in_two_logs_of_one_run_counts_once(
     assert summary["N"].tolist() == [8]
 
 
+def test_a_sample_scored_in_one_log_of_a_run_is_not_hidden_by_its_errored_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A first try scores a sample that errors in the whole run (kept with
+    --no-fail-on-error): the scored copy counts, not the error."""
+    folder = tmp_path / "logs"
+    for limit in (3, None):
+        run = tom(ids="7,8", reps=1)
+        inspect_eval(run, model="tom/always-pass", log_dir=str(folder), display="none", limit=limit)
+    first, whole = sorted(
+        folder.glob("*.eval"), key=lambda path: len(read_eval_log(str(path)).samples or [])
+    )
+    (tried,) = [sample.id for sample in (read_eval_log(str(first)).samples or [])][:1]
+    log = read_eval_log(str(whole))
+    for sample in log.samples or []:
+        if sample.id in (tried, "8-1B-r1"):
+            sample.scores, sample.error = (
+                None,
+                EvalError(message="boom", traceback="", traceback_ansi=""),
+            )
+    write_eval_log(log, str(whole))
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "1 sample(s) errored or unscored; left out" in err  # 8-1B-r1, in no other log
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert summary["N"].tolist() == [7]
+
+
 def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
     from tasks.false_belief import false_belief
 
@@ -556,6 +584,19 @@ def test_the_full_games_table(game_logs: Path, tmp_path: Path) -> None:
     ]
     assert oracle["margin"] == "0.000" and passer["history"] == "full"
     assert float(passer["optimal"].split()[0]) < 1 and float(passer["margin"]) < 0
+
+
+def test_a_game_in_two_logs_of_one_run_counts_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    for limit in (2, None):  # a first try, then the whole run, into one folder
+        run = tom(**GAME_ARGS)
+        inspect_eval(run, model="tom/oracle", log_dir=str(folder), display="none", limit=limit)
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "2 sample(s) also in a later or fuller log of the run" in capsys.readouterr().err
+    (row,) = tables((tmp_path / "out" / "report.md").read_text())["Full games"]
+    assert row["games"] == "4"
 
 
 def test_a_mixed_folder_gives_both_sections(

@@ -266,6 +266,7 @@ def _games(
         raise InputError(
             f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
         )
+    frame = once_per_sample(frame, evals, warnings)
     runs = evals.set_index("eval_id")
     games = pd.DataFrame({"run": frame["eval_id"].map(runs["run"])})
     for column in ("model", "reasoning", "game", "history", "turns_per_game"):
