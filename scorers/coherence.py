@@ -20,9 +20,7 @@ to invert) is left out.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 from inspect_ai.scorer import (
     Metric,
@@ -39,68 +37,26 @@ from inspect_ai.util import store_as
 
 from tom_eval.coherence.metrics import (
     Answers,
-    Correlation,
-    bayesian_evaluation,
-    cross_domain_consistency,
-    rational_agreement,
-    validity,
+    bayesian_values,
+    cross_domain_values,
+    rational_values,
+    run_answers,
+    validity_values,
 )
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import CoherenceRecord
-from tom_eval.coherence.worlds import (
-    DOMAINS,
-    INFERENCE_TASKS,
-    TASKS,
-    Domain,
-    InferenceTask,
-    answers,
-    find_item,
-    items,
-)
 
 VALUES = ("reply_answers", "read", "by_logprobs")
-AnyTask = TypeVar("AnyTask", bound=str)
 
 
-def run_answers(scores: Sequence[SampleScore]) -> Answers:
-    """The run's distributions by item id (items with none are left out)."""
-    run: dict[str, dict[str, float]] = {}
-    for sample_score in scores:
-        metadata = sample_score.score.metadata or {}
-        if metadata.get("distribution"):
-            run[str(metadata["item_id"])] = dict(metadata["distribution"])
-    return run
-
-
-def _answered(run: Answers, tasks: Sequence[AnyTask]) -> list[tuple[Domain, AnyTask]]:
-    """The (domain, task) pairs of `tasks` the run has items of, in the metrics' order."""
-    present = {(item.domain, item.task) for item in map(find_item, run)}
-    return [(domain, task) for domain in DOMAINS for task in tasks if (domain, task) in present]
-
-
-def _finite(values: Mapping[str, float]) -> dict[str, float]:
-    return {key: value for key, value in values.items() if not math.isnan(value)}
-
-
-def _correlation(name: str, correlation: Correlation) -> dict[str, float]:
-    return {f"{name}_r": correlation.pearson, f"{name}_rho": correlation.spearman}
-
-
-def _task_prior(prior: dict[str, float] | None, task: InferenceTask) -> dict[str, float] | None:
-    """The prior's weights for the task's answers; None (uniform) when it has none."""
-    keys = {key for domain in DOMAINS for key in answers(items(domain, task)[0])}
-    return {key: weight for key, weight in (prior or {}).items() if key in keys} or None
+def _run_answers(scores: Sequence[SampleScore]) -> Answers:
+    return run_answers(sample_score.score.metadata or {} for sample_score in scores)
 
 
 @metric
 def bayesian(prior: dict[str, float] | None = None) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        run = run_answers(scores)
-        values: dict[str, float] = {}
-        for domain, task in _answered(run, INFERENCE_TASKS):
-            evaluation = bayesian_evaluation(run, domain, task, _task_prior(prior, task))
-            values |= _correlation(f"{domain}_{task}", evaluation)
-        return _finite(values)
+        return bayesian_values(_run_answers(scores), prior)
 
     return compute
 
@@ -108,13 +64,7 @@ def bayesian(prior: dict[str, float] | None = None) -> Metric:
 @metric(name="validity")
 def validity_metric() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        run = run_answers(scores)
-        return _finite(
-            {
-                f"{domain}_{task}_validity": validity(run, domain, task).share
-                for domain, task in _answered(run, INFERENCE_TASKS)
-            }
-        )
+        return validity_values(_run_answers(scores))
 
     return compute
 
@@ -122,13 +72,7 @@ def validity_metric() -> Metric:
 @metric
 def cross_domain() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        run = run_answers(scores)
-        return _finite(
-            {
-                f"{task}_cross_domain_r": cross_domain_consistency(run, task).pearson
-                for task in TASKS
-            }
-        )
+        return cross_domain_values(_run_answers(scores))
 
     return compute
 
@@ -136,15 +80,7 @@ def cross_domain() -> Metric:
 @metric
 def rational(cost: float = DEFAULT_COST, temperature: float = DEFAULT_TEMPERATURE) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        run = run_answers(scores)
-        return _finite(
-            {
-                f"{domain}_{task}_rational_r": rational_agreement(
-                    run, domain, task, cost=cost, temperature=temperature
-                ).pearson
-                for domain, task in _answered(run, TASKS)
-            }
-        )
+        return rational_values(_run_answers(scores), cost, temperature)
 
     return compute
 

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+import pandas as pd
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, write_eval_log
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessageAssistant,
@@ -231,6 +232,33 @@ def test_the_agents_across_domains(tmp_path: Path) -> None:
     assert "tom/rational [default] (coherence, estimator=logprobs, task=BI)" in text
     assert "tom/random-agent [default]" in text and "| BI_cross_domain_r |" in text
     assert (tmp_path / "report" / "coherence.png").stat().st_size > 10_000
+
+
+def test_the_report_pools_the_logs_of_one_run(tmp_path: Path) -> None:
+    """The run's metrics are correlations over its items: a run split over two logs is
+    reported as the whole run's log reports it, and a sample in both counts once."""
+    whole = run(tmp_path / "whole", "tom/random-agent", limit=60, domain="movie", task="AP,BI")
+    assert whole.samples is not None and whole.results is not None
+    folder = tmp_path / "parts"
+    for part, samples in enumerate((whole.samples[:40], whole.samples[20:])):
+        log = whole.model_copy(deep=True)
+        log.samples = [
+            sample.model_copy(update={"uuid": f"{part}-{sample.uuid}"}) for sample in samples
+        ]
+        log.eval.eval_id = f"part-{part}"
+        log.eval.dataset.sample_ids = [sample.id for sample in samples]
+        assert log.results is not None
+        log.results.completed_samples = log.results.total_samples = len(samples)
+        write_eval_log(
+            log, str(folder / f"2026-01-0{part + 1}T00-00-00+00-00_coherence_part{part}.eval")
+        )
+    _, warnings = write_report([folder], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "coherence.csv").to_dict("records")
+    expected = metrics(whole)
+    assert row["items"] == 60 and set(row) - {"run", "items"} == set(expected)
+    for key, value in expected.items():
+        assert row[key] == pytest.approx(value), key
+    assert any("20 sample(s) also in a later or fuller log of the run" in w for w in warnings)
 
 
 def test_the_reports_defaults_are_the_tasks() -> None:

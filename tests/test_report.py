@@ -31,7 +31,7 @@ from conftest import ROOT
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.players import respond
-from tom_eval.report.logs import names_by_digest, once_per_sample
+from tom_eval.report.logs import model_settings_label, names_by_digest, once_per_sample
 from tom_eval.report.stats import balanced as balanced_interval
 from tom_eval.report.stats import combined_interval, mean_interval
 
@@ -314,6 +314,35 @@ def test_one_setting_written_two_ways_is_one_run(
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert summary["setting"].tolist() == ["choice, ids=7,8, reps=1"]
     assert summary["N"].tolist() == [8]
+
+
+def test_runs_at_two_temperatures_are_two_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every generate setting that shapes the replies names the run; retries do not."""
+    folder = tmp_path / "logs"
+    for temperature, retries in ((0.0, 1), (1.0, 2), (1.0, 3)):
+        inspect_eval(
+            tom(ids="7", reps=1),
+            model="tom/always-pass",
+            log_dir=str(folder),
+            display="none",
+            temperature=temperature,
+            max_retries=retries,
+        )
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "4 sample(s) also in a later or fuller log" in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert sorted(summary["model_settings"]) == ["temperature=0.0", "temperature=1.0"]
+    assert summary["N"].tolist() == [4, 4]
+
+
+def test_a_long_setting_is_shown_by_its_start_and_digest() -> None:
+    message = "You are a careful player who weighs what each player knows. " * 2
+    label = model_settings_label({"system_message": message, "max_connections": 9}, {})
+    assert label.startswith("system_message=You are a careful player")
+    assert label != model_settings_label({"system_message": message + "!"}, {})
+    assert len(label) < 60
 
 
 def test_a_sample_in_two_logs_of_one_run_counts_once(
@@ -643,7 +672,7 @@ def test_charts_of_forty_runs_draw_every_run(tmp_path: Path) -> None:
         row: dict[str, Any] = {
             "run": f"model-{index} [default] (choice)",
             "model": f"model-{index}",
-            "reasoning": "default",
+            "model_settings": "default",
             "setting": "choice",
             "baseline": index >= 38,
             "N": 100,
@@ -659,6 +688,48 @@ def test_charts_of_forty_runs_draw_every_run(tmp_path: Path) -> None:
     for draw in (charts.model_comparison, charts.load_effects):
         path = draw(table, tmp_path / f"{draw.__name__}.png", "a title")
         assert path.stat().st_size > 10_000
+
+
+def test_two_settings_of_one_reference_player_are_two_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from matplotlib.figure import Figure
+
+    from tom_eval.game import charts
+
+    drawn: list[Figure] = []
+
+    def keep(figure: Figure, path: Path) -> Path:
+        drawn.append(figure)
+        return path
+
+    monkeypatch.setattr(charts, "save", keep)
+    runs = [("model-a", "default", False, 0.6), ("tom/bounded", "memory=2", True, 0.4)]
+    runs.append(("tom/bounded", "memory=20", True, 0.5))
+    table = pd.DataFrame(
+        [
+            {
+                "run": f"{model} [{settings}] (choice)",
+                "model": model,
+                "model_settings": settings,
+                "setting": "choice",
+                "baseline": baseline,
+                "N": 100,
+                "balanced": value,
+                "balanced_low": value - 0.05,
+                "balanced_high": value + 0.05,
+            }
+            for model, settings, baseline, value in runs
+        ]
+    )
+    charts.model_comparison(table, tmp_path / "comparison.png", "a title")
+    (figure,) = drawn
+    legend = figure.axes[0].get_legend()
+    assert legend is not None
+    assert [text.get_text() for text in legend.get_texts()][1:] == [
+        "tom/bounded [memory=2]",
+        "tom/bounded [memory=20]",
+    ]
 
 
 def test_the_interval_of_a_mean_in_zero_to_one_stays_in_zero_to_one() -> None:

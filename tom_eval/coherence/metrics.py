@@ -11,9 +11,10 @@ gives every pair the same probability has no correlation with anything).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import fsum
+from typing import Any, TypeVar
 
 from tom_eval.coherence.rational import (
     DEFAULT_COST,
@@ -23,6 +24,9 @@ from tom_eval.coherence.rational import (
     rational_answers,
 )
 from tom_eval.coherence.worlds import (
+    DOMAINS,
+    INFERENCE_TASKS,
+    TASKS,
     Domain,
     InferenceTask,
     Item,
@@ -30,12 +34,14 @@ from tom_eval.coherence.worlds import (
     answers,
     counterpart,
     counterpart_answer,
+    find_item,
     forward_item,
     items,
 )
 
 Answers = Mapping[str, Mapping[str, float]]
 """A run's distributions over answers, keyed by item id."""
+AnyTask = TypeVar("AnyTask", bound=str)
 
 TIE_TOLERANCE = 1e-9
 """Probabilities closer than this count as equal (for the most likely answer and action)."""
@@ -223,3 +229,75 @@ def rational_agreement(
         pairs += [(answered.get(answer, 0.0), expected[answer]) for answer in answers(item)]
         joined += 1
     return _correlation(pairs, joined)
+
+
+# ------------------------------------------------------------------ a run's metric values
+# What the scorer's metrics report (scorers/coherence.py) and `tom-eval report` recomputes
+# over the samples of a run's logs: one function each, so the two never disagree. A value
+# that cannot be computed (a task or domain not in the run, no action predictions to
+# invert) is left out.
+
+
+def run_answers(metadata: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """A run's distributions by item id, from its samples' score metadata (`item_id` and
+    `distribution`); items with none are left out."""
+    return {
+        str(entry["item_id"]): dict(entry["distribution"])
+        for entry in metadata
+        if entry.get("distribution")
+    }
+
+
+def answered(run: Answers, tasks: Sequence[AnyTask]) -> list[tuple[Domain, AnyTask]]:
+    """The (domain, task) pairs of `tasks` the run has items of, in the metrics' order."""
+    present = {(item.domain, item.task) for item in map(find_item, run)}
+    return [(domain, task) for domain in DOMAINS for task in tasks if (domain, task) in present]
+
+
+def _finite(values: Mapping[str, float]) -> dict[str, float]:
+    return {key: value for key, value in values.items() if not math.isnan(value)}
+
+
+def _task_prior(prior: Mapping[str, float] | None, task: InferenceTask) -> dict[str, float] | None:
+    """The prior's weights for the task's answers; None (uniform) when it has none."""
+    keys = {key for domain in DOMAINS for key in answers(items(domain, task)[0])}
+    return {key: weight for key, weight in (prior or {}).items() if key in keys} or None
+
+
+def bayesian_values(run: Answers, prior: Mapping[str, float] | None) -> dict[str, float]:
+    """`<domain>_<task>_r` and `_rho` of the Bayesian evaluation."""
+    values: dict[str, float] = {}
+    for domain, task in answered(run, INFERENCE_TASKS):
+        evaluation = bayesian_evaluation(run, domain, task, _task_prior(prior, task))
+        name = f"{domain}_{task}"
+        values |= {f"{name}_r": evaluation.pearson, f"{name}_rho": evaluation.spearman}
+    return _finite(values)
+
+
+def validity_values(run: Answers) -> dict[str, float]:
+    """`<domain>_<task>_validity`: the validity evaluation's share."""
+    return _finite(
+        {
+            f"{domain}_{task}_validity": validity(run, domain, task).share
+            for domain, task in answered(run, INFERENCE_TASKS)
+        }
+    )
+
+
+def cross_domain_values(run: Answers) -> dict[str, float]:
+    """`<task>_cross_domain_r`."""
+    return _finite(
+        {f"{task}_cross_domain_r": cross_domain_consistency(run, task).pearson for task in TASKS}
+    )
+
+
+def rational_values(run: Answers, cost: float, temperature: float) -> dict[str, float]:
+    """`<domain>_<task>_rational_r`: agreement with the rational agent."""
+    return _finite(
+        {
+            f"{domain}_{task}_rational_r": rational_agreement(
+                run, domain, task, cost=cost, temperature=temperature
+            ).pearson
+            for domain, task in answered(run, TASKS)
+        }
+    )

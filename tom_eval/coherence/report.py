@@ -1,22 +1,38 @@
 """The coherence test in `tom-eval report`: one row per run with the paper's evaluations
-(read from the metrics Inspect computed over the run, scorers/coherence.py), and charts
+(computed over the run's samples by the functions of scorers/coherence.py's metrics), and charts
 like the paper's Figure 3: (A) the Bayesian correlation per task and domain, (B) validity
 per task and domain, (C) cross-domain consistency per task."""
 
 from __future__ import annotations
 
 import math
+from math import fsum
 from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 from inspect_ai.log import read_eval_log
 
+from tom_eval.coherence.metrics import (
+    bayesian_values,
+    cross_domain_values,
+    rational_values,
+    run_answers,
+    validity_values,
+)
+from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.worlds import DOMAINS, INFERENCE_TASKS, TASKS
 from tom_eval.report.charts import save
-from tom_eval.report.logs import changed_settings, label_runs
+from tom_eval.report.logs import (
+    by_preference,
+    changed_settings,
+    json_object,
+    label_runs,
+    once_per_sample,
+)
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
 
@@ -60,7 +76,7 @@ class CoherenceReport:
     def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
         """The coherence evaluations per run, and Figure 3's three panels."""
         evals["run"] = label_runs(evals, run_setting)
-        table = runs(evals)
+        table = runs(evals, context)
         csv(table, context.out / "coherence.csv")
         columns = ["items", *VALUES]
         evaluations = [column for column in table.columns if column not in ("run", *columns)]
@@ -83,18 +99,57 @@ class CoherenceReport:
         ]
 
 
-def runs(evals: pd.DataFrame) -> pd.DataFrame:
-    """One row per run (`evals` has `log`, `run` and `completed_samples`): its metrics."""
+def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
+    """One row per run (`evals` has the `run` of each log): the items scored and the
+    evaluations over them, recomputed over the samples of all the run's logs, each sample
+    once (`once_per_sample`), with the metric functions and settings its scorer used
+    (read from the preferred log). A run's metrics are correlations over its items, so the
+    metrics Inspect wrote into each log cannot be pooled."""
+    frame = samples_df(
+        list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
+    )
+    frame = once_per_sample(frame, evals, context.warnings)
+    values = [json_object(value) for value in frame.get("score_coherence_scorer", [])]
+    metadata = [json_object(value) for value in frame.get("score_coherence_scorer_metadata", [])]
+    samples = pd.DataFrame(
+        {"run": frame["eval_id"].map(evals.set_index("eval_id")["run"]), "values": values}
+    ).assign(metadata=metadata)
+    scored = samples["values"].map(bool)
+    for run, count in samples.loc[~scored, "run"].value_counts().items():
+        context.warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
+    preferred = by_preference(evals).drop_duplicates("run", keep="last").set_index("run")["log"]
     rows = []
-    for row in evals.to_dict("records"):
-        log = read_eval_log(str(row["log"]), header_only=True)
-        values: dict[str, Any] = {"run": row["run"], "items": int(row["completed_samples"])}
-        for score in log.results.scores if log.results else []:
-            for name, metric in score.metrics.items():
-                values[score.name if name == "mean" else name] = metric.value
-        rows.append(values)
-    table: pd.DataFrame = pd.DataFrame(rows)
+    for run, group in samples[scored].groupby("run", sort=False):
+        answers = run_answers(group["metadata"])
+        prior, cost, temperature = _metric_settings(str(preferred[run]))
+        row: dict[str, Any] = {"run": run, "items": len(group)}
+        row |= {key: _mean([entry.get(key) for entry in group["values"]]) for key in VALUES}
+        row |= bayesian_values(answers, prior) | validity_values(answers)
+        row |= cross_domain_values(answers) | rational_values(answers, cost, temperature)
+        rows.append(row)
+    table: pd.DataFrame = pd.DataFrame(rows, columns=None if rows else ["run", "items", *VALUES])
     return table
+
+
+def _metric_settings(log: str) -> tuple[dict[str, float] | None, float, float]:
+    """The prior, cost and temperature the log's metrics were computed with."""
+    metrics = read_eval_log(log, header_only=True).eval.metrics
+    options: dict[str, dict[str, Any]] = {
+        definition.name: definition.options or {}
+        for definition in (metrics if isinstance(metrics, list) else [])
+        if not isinstance(definition, dict)  # the per-value means
+    }
+    rational = options.get("rational", {})
+    return (
+        options.get("bayesian", {}).get("prior"),
+        float(rational.get("cost", DEFAULT_COST)),
+        float(rational.get("temperature", DEFAULT_TEMPERATURE)),
+    )
+
+
+def _mean(values: list[Any]) -> float:
+    present = [float(value) for value in values if value is not None]
+    return fsum(present) / len(present) if present else math.nan
 
 
 def figure_3(table: pd.DataFrame, path: Path) -> Path:

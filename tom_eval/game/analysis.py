@@ -1,9 +1,9 @@
 """Inspect logs of tasks/tom.py as tidy tables, and the game's analyses in `tom-eval report`.
 
 Logs are read only through inspect_ai.analysis (evals_df, samples_df, messages_df). A *run*
-is a model with its reasoning settings (`report.logs`), its response format and the task
-arguments that change the game; logs of the same run merge. Each row of `Results.samples`
-is one sample of one epoch: a trial.
+is a model with the settings that shape its replies (`report.logs`), its response format
+and the task arguments that change the game; logs of the same run merge. Each row of
+`Results.samples` is one sample of one epoch: a trial.
 
 Game-mode logs (`-T mode=game`) hold whole games, not trials: they are read apart, into
 `Results.games` (one row per game) and `Results.game_turns` (one row per turn A played),
@@ -202,7 +202,7 @@ def _label_people(evals: pd.DataFrame) -> None:
         for participant, is_human in zip(participants, human, strict=True)
         if is_human
     ]
-    evals.loc[human, "reasoning"] = "default"
+    evals.loc[human, "model_settings"] = "default"
 
 
 def _trial_runs(
@@ -223,7 +223,7 @@ def _trial_runs(
         evals.groupby("run", sort=False)
         .agg(
             model=("model", "first"),
-            reasoning=("reasoning", "first"),
+            model_settings=("model_settings", "first"),
             thinking=("thinking", "first"),
             format=("format", "first"),
             baseline=("baseline", "first"),
@@ -269,7 +269,7 @@ def _games(
     frame = once_per_sample(frame, evals, warnings)
     runs = evals.set_index("eval_id")
     games = pd.DataFrame({"run": frame["eval_id"].map(runs["run"])})
-    for column in ("model", "reasoning", "game", "history", "turns_per_game"):
+    for column in ("model", "model_settings", "game", "history", "turns_per_game"):
         games[column] = frame["eval_id"].map(runs[column])
     games["baseline"] = frame["eval_id"].map(runs["baseline"]).astype(bool)
     games["sample"], games["epoch"] = frame["id"], frame["epoch"]
@@ -521,7 +521,7 @@ def summary(results: Results) -> pd.DataFrame:
         row: dict[str, Any] = {
             "run": run.run,
             "model": run.model,
-            "reasoning": run.reasoning,
+            "model_settings": run.model_settings,
             "thinking": run.thinking,
             "reasoning_seen": _share_with_reasoning(trials),
             "format": run.format,
@@ -592,7 +592,7 @@ def game_summary(results: Results) -> pd.DataFrame:
         row: dict[str, Any] = {
             "run": run,
             "model": first["model"],
-            "reasoning": first["reasoning"],
+            "model_settings": first["model_settings"],
             "baseline": first["baseline"],
             "game": first["game"],
             "history": first["history"],

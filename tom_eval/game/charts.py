@@ -26,7 +26,7 @@ def short_labels(table: pd.DataFrame) -> dict[str, str]:
     """Run names without the settings every run of the chart shares (the title says them)."""
     shared = table["setting"].nunique() == 1
     return {
-        str(row["run"]): f"{row['model']} [{row['reasoning']}]" if shared else str(row["run"])
+        str(row["run"]): f"{row['model']} [{row['model_settings']}]" if shared else str(row["run"])
         for row in table.to_dict("records")
     }
 
@@ -49,7 +49,8 @@ def model_comparison(table: pd.DataFrame, path: Path, title: str) -> Path:
     axes.set_yticks(positions, labels)
     axes.tick_params(axis="y", labelsize=7)
     marks = [("constant policy (1/3)", [CONSTANT_POLICY])]
-    marks += [(str(row.model), [float(row.balanced)]) for row in lines.itertuples()]
+    # Named as the bars are: two settings of one reference player are two lines.
+    marks += [(names[str(row.run)], [float(row.balanced)]) for row in lines.itertuples()]
     for (name, (value,)), style in zip(same_series(marks), styles(len(marks)), strict=False):
         colour = "black" if name.startswith("constant policy") else style.colour
         axes.axvline(value, color=colour, linestyle=style.linestyle, label=name)

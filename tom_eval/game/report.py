@@ -291,7 +291,7 @@ def _games_view(table: pd.DataFrame) -> pd.DataFrame:
         {
             "model": table["model"]
             + " ["
-            + table["reasoning"]
+            + table["model_settings"]
             + "]"
             + table["baseline"].map({True: " (baseline)", False: ""}),
             "format": table["game"],

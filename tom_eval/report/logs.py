@@ -1,10 +1,12 @@
 """Inspect logs as tables, read only through `inspect_ai.analysis`. A *run* is a model with
-its reasoning settings (generate config and model args, so a thinking and a non-thinking
-run of one model never merge) and the task's settings that change what is measured; logs
-of the same run merge. Each task's section says which settings those are."""
+the settings that shape its replies (generate config and model args, so a thinking and a
+non-thinking run of one model never merge, nor two temperatures) and the task's settings
+that change what is measured; logs of the same run merge. Each task's section says which
+settings those are."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -19,15 +21,26 @@ from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_s
 
 from tom_eval.errors import InputError
 
-REASONING_CONFIG = (
-    "reasoning_effort",
-    "reasoning_tokens",
-    "reasoning_summary",
-    "reasoning_mode",
-    "effort",
-    "extra_body",
+CALL_CONFIG = (
+    "max_retries",
+    "timeout",
+    "attempt_timeout",
+    "stream_idle_timeout",
+    "max_connections",
+    "adaptive_connections",
+    "cache_prompt",
+    "cache",
+    "batch",
+    "extra_headers",
+    "logprobs",
+    "top_logprobs",
+    "prompt_logprobs",
 )
-"""Generate-config fields that change how a model reasons."""
+"""Generate-config fields that change how the model is called, not what it replies: every
+other field (temperature, max_tokens, system_message, seed, reasoning_effort...) makes
+another run."""
+SHOWN_CHARACTERS = 40
+"""A longer setting (a system message, say) is shown by its start and its digest."""
 _INT64 = range(-(2**63), 2**63)
 
 
@@ -82,7 +95,7 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     evals = evals.assign(person=evals["model"] == PERSON)
     evals = _without_repeats(evals, warnings)
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
-    evals["reasoning"] = [reasoning_label(config, args) for config, args in pairs]
+    evals["model_settings"] = [model_settings_label(config, args) for config, args in pairs]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
     return evals, warnings
 
@@ -260,13 +273,13 @@ def without_results(log: str, status: str) -> str:
 
 
 def label_runs(evals: pd.DataFrame, setting: Callable[[dict[str, Any]], str]) -> pd.Series:
-    """`model [reasoning] (setting)`: the name of each eval's run, `setting` saying what of
+    """`model [model settings] (setting)`: the name of each eval's run, `setting` saying what of
     the task's own settings tells its runs apart."""
     settings = [setting(cast(dict[str, Any], row)) for row in evals.to_dict("records")]
     return (
         evals["model"]
         + " ["
-        + evals["reasoning"]
+        + evals["model_settings"]
         + "] ("
         + pd.Series(settings, index=evals.index)
         + ")"
@@ -322,17 +335,26 @@ def number(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
-def reasoning_label(config: Any, args: Any) -> str:
-    """The reasoning settings of a run, or "default"."""
+def model_settings_label(config: Any, args: Any) -> str:
+    """The settings of a run's model that shape its replies, or "default": the generate
+    config's (not `CALL_CONFIG`) and every model arg (thinking switches, a model_path, a
+    seed... None is what a log keeps of an arg it cannot store, such as a function)."""
     settings = {
         key: value
         for key, value in json_object(config).items()
-        if key in REASONING_CONFIG and value is not None
+        if key not in CALL_CONFIG and value is not None
     }
-    # Every model arg: thinking switches, a model_path, a seed... all make another run.
-    # (None is what a log keeps of an arg it cannot store, such as a function.)
     settings |= {key: value for key, value in json_object(args).items() if value is not None}
-    return ", ".join(f"{key}={value}" for key, value in sorted(settings.items())) or "default"
+    shown = {key: _shown(value) for key, value in settings.items()}
+    return ", ".join(f"{key}={value}" for key, value in sorted(shown.items())) or "default"
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    if len(text) <= SHOWN_CHARACTERS:
+        return text if isinstance(value, str) else str(value)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    return f"{text[: SHOWN_CHARACTERS - 10]}...#{digest}"
 
 
 def thinking(config: Any, args: Any) -> str:
