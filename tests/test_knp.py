@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,6 +23,8 @@ from tasks.knp import knp
 from tom_eval.knowledge.dataset import correct_letters
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
+from tom_eval.registry import report_sections
+from tom_eval.report.writer import write_report
 
 OPTIONS = {"A": "Walk north along the lake.", "B": "Go to the hidden gap behind the brush."}
 
@@ -301,6 +304,10 @@ def test_open_ended_answers_are_judged_by_the_grader_role(tmp_path: Path) -> Non
     assert metrics(log, "knowledge_leak")["mean"] == 0.5
     assert metrics(log, "na")["mean"] == pytest.approx(1 / 6)
     assert metrics(log, "invalid")["mean"] == pytest.approx(1 / 6)
+    # The report counts the NA verdicts too: a model's unusable answers are never dropped.
+    write_report([tmp_path], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "knp.csv").to_dict("records")
+    assert (row["N"], row["accuracy_n"], row["na"], row["na_n"]) == (6, 4, pytest.approx(1 / 6), 6)
     sample = (log.samples or [])[0]
     assert "Answers:" not in str(sample.input)
     assert str(sample.input).endswith("Answer: {The action, in one sentence}")

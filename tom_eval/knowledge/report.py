@@ -50,7 +50,7 @@ LABEL_DEFAULTS: dict[str, dict[str, object]] = {
 """The task parameters that change what is measured (a test checks they agree with the
 tasks' defaults): a run's label names those that differ, and the genres chosen."""
 COLUMNS = {
-    "knp": ("accuracy", "knowledge_leak", "invalid"),
+    "knp": ("accuracy", "knowledge_leak", "na", "invalid"),
     "ikd": (
         "classification",
         "classification_original",
@@ -61,7 +61,9 @@ COLUMNS = {
         "invalid",
     ),
 }
-"""The score values shown, in the order of the paper's Table 2 (then ours)."""
+"""The score values shown, in the order of the paper's Table 2 (then ours: `na`, the
+open-ended judge's NA verdicts, left out of accuracy; `invalid` last, present in every
+scored sample)."""
 GRADED = ("localisation", "localisation_error")
 """Means of IoUs, not shares: a normal interval instead of Wilson's."""
 PAPER = (
@@ -160,7 +162,8 @@ def _scores(frame: pd.DataFrame) -> pd.Series:
 
 def _view(table: pd.DataFrame, task: str) -> pd.DataFrame:
     view: pd.DataFrame = table[["run", "N"]].copy()
-    for key in COLUMNS[task]:
+    # A value no run has (`na` of runs with options) stays in the CSV, out of the table.
+    for key in [key for key in COLUMNS[task] if table[f"{key}_n"].any()]:
         view[key.replace("_", " ")] = [
             f"{interval(row[key], row[f'{key}_low'], row[f'{key}_high'])} (n={row[f'{key}_n']})"
             for row in table.to_dict("records")
