@@ -4,6 +4,7 @@ value, nothing, a list or a mapping): the task is built, or refused in one line.
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from inspect_ai._util.error import PrerequisiteError
 
 from tasks.tom import tom
 from tom_eval.cli import main
+from tom_eval.task_args import SUITE_PARAMETERS
 
 SMALL = {"ids": "12", "extras": "0A", "reps": 1}
 """Valid and cheap: the parameter under test is the only thing that can go wrong."""
@@ -124,3 +126,27 @@ def test_another_tasks_parameter_is_warned_about_as_inspect_does(
     task = tom(ids="12", extras="0A", reps=1, order="both")
     assert len(task.dataset) == 1
     assert "param 'order' not used by task 'tom'" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("task", "name"), [("tom", "idz"), ("tom", "format"), ("ikd", "story"), ("knp", "limit")]
+)
+def test_a_name_no_task_of_the_suite_takes_is_refused_with_the_tasks_parameters(
+    task: str, name: str
+) -> None:
+    """Not close enough to guess, and no other task's: the run would play its defaults."""
+    function = getattr(importlib.import_module(f"tasks.{task}"), task)
+    with pytest.raises(PrerequisiteError) as refusal:
+        function(**{name: 1})
+    parameters = [
+        p for p in inspect.signature(inspect.unwrap(function)).parameters if p != "unknown"
+    ]
+    assert str(refusal.value) == f"{task}: no parameter '{name}' (it takes {', '.join(parameters)})"
+
+
+def test_the_suites_parameters_are_its_tasks() -> None:
+    taken = set()
+    for task in ("tom", "false_belief", "coherence", "knp", "ikd"):
+        function = inspect.unwrap(getattr(importlib.import_module(f"tasks.{task}"), task))
+        taken |= set(inspect.signature(function).parameters) - {"unknown"}
+    assert taken == SUITE_PARAMETERS

@@ -35,12 +35,59 @@ def task_arguments(task: str) -> Iterator[None]:
         raise refused(f"{task}: {error}") from None
 
 
+SUITE_PARAMETERS = frozenset(
+    [
+        "contents",
+        "cost",
+        "data_dir",
+        "domain",
+        "estimator",
+        "extras",
+        "floor",
+        "focus_on_knowledge",
+        "games",
+        "genre",
+        "highlight",
+        "history",
+        "ids",
+        "item_file",
+        "ladder",
+        "levels",
+        "lineup",
+        "lose",
+        "mode",
+        "open_ended",
+        "order",
+        "perturbations",
+        "prefix",
+        "prior",
+        "reps",
+        "response_format",
+        "sample",
+        "sample_seed",
+        "samples",
+        "scenario_file",
+        "seed",
+        "sentence_by_sentence",
+        "stories",
+        "structured",
+        "task",
+        "temperature",
+        "transfer",
+        "turns",
+    ]
+)
+"""Every parameter of the suite's five tasks (a test checks it against their signatures)."""
+
+
 def refuse_misspelt(task: str, unknown: Mapping[str, object], function: Callable[..., Any]) -> None:
     """Arguments the task `function` does not take, which Inspect hands over because each
     task takes `**unknown` (otherwise it only warns, and a misspelt `-T rep=1` plays every
-    rep). A name close to one of the task's parameters is refused, naming it; any other is
-    warned about, as Inspect does, since one command may run several tasks that take
-    different arguments (`-T order=both` is knp's, not ikd's)."""
+    rep). A name close to one of the task's parameters is refused, naming it; another task's
+    parameter is warned about, as Inspect does, since one command may run several tasks
+    that take different arguments (`-T order=both` is knp's, not ikd's); a name no task of
+    the suite takes (`-T format=free` for `response_format`) is refused with the task's
+    parameters."""
     parameters = [
         name
         for name, parameter in inspect.signature(function).parameters.items()
@@ -50,6 +97,8 @@ def refuse_misspelt(task: str, unknown: Mapping[str, object], function: Callable
         close = difflib.get_close_matches(name, parameters, n=1, cutoff=0.75)
         if close:
             raise InputError(f"no parameter '{name}' (did you mean {close[0]}?)")
+        if name not in SUITE_PARAMETERS:
+            raise InputError(f"no parameter '{name}' (it takes {', '.join(parameters)})")
         logger.warning(f"param '{name}' not used by task '{task}'")
 
 
