@@ -26,7 +26,7 @@ from tom_eval.coherence.worlds import DOMAINS, TASKS
 from tom_eval.errors import InputError, user_path
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
-from tom_eval.sampling import sample_size, whole_seed
+from tom_eval.sampling import subset_arguments
 from tom_eval.task_args import (
     file_name,
     names,
@@ -93,7 +93,7 @@ def coherence(
             )
         prior_file = file_name("prior", prior)
         weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
-        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
+        size, subset_seed = subset_arguments(sample, sample_seed)
     dataset, subset = coherence_dataset(domains, tasks, size, subset_seed)
     return Task(
         dataset=dataset,

@@ -22,7 +22,7 @@ from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
-from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import (
     file_name,
     flag,
@@ -99,7 +99,7 @@ def false_belief(
             name = f"tom-eval false-belief seed {seed}"
         if not items:
             raise InputError("no tasks: contents and transfer are both 0")
-        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
+        size, subset_seed = subset_arguments(sample, sample_seed)
     dataset, subset = sample_subset(
         false_belief_dataset(items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence),
         size,

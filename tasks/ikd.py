@@ -27,7 +27,7 @@ from tom_eval.knowledge.prompts import HIGHLIGHTS
 from tom_eval.knowledge.records import load_ikd
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
-from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import flag, one_of, refuse_misspelt, task_arguments
 
 
@@ -73,10 +73,10 @@ def ikd(
                 f"highlight={chosen_highlight} needs stories=error "
                 "(an original story has no erroneous event to highlight)"
             )
+        size, subset_seed = subset_arguments(sample, sample_seed)
         data, origin = load_ikd(user_path(str(data_dir)) if data_dir else None)
         present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
         genres = chosen_genres(genre, present)
-        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     dataset, subset = sample_subset(
         ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
         size,

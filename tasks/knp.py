@@ -26,7 +26,7 @@ from tom_eval.knowledge.players import OPEN_KNP
 from tom_eval.knowledge.records import load_knp
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
-from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import flag, one_of, refuse_misspelt, task_arguments, whole_number
 
 
@@ -70,13 +70,13 @@ def knp(
         focus = flag("focus_on_knowledge", focus_on_knowledge)
         if open_question and chosen_order != "seeded":
             raise InputError("order places the options: open-ended items have none (drop order)")
+        size, subset_seed = subset_arguments(sample, sample_seed)
         refuse_unplayable(OPEN_KNP if open_question else "knp")
         if open_question:  # the judge plays it too (by default the model itself)
             refuse_unplayable(OPEN_KNP, role="grader")
         show_progress()
         data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
-        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
     both = chosen_order == "both"
     dataset, subset = sample_subset(
         knp_dataset(

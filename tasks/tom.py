@@ -16,6 +16,7 @@ from scorers.game import game_scorer
 from scorers.tom import key_mean_reducer, ladder_metrics, tom_scorer
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import (
+    SHIPPED_REPS,
     game_dataset,
     ladder_records,
     scenario_file_metadata,
@@ -28,10 +29,11 @@ from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import ScenarioRecord
 from tom_eval.game.session import HISTORY_MODES
 from tom_eval.game.solver import play_game, play_turn
+from tom_eval.game.spec import EXTRAS, parse_extras
 from tom_eval.game.turn import parse_lineup
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
-from tom_eval.sampling import by_metadata, sample_size, sample_subset, whole_seed
+from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import (
     file_name,
     flag,
@@ -50,7 +52,7 @@ GAMES, TURNS = 50, 40
 def tom(
     ids: str | int | list[int | str] = "all",
     extras: str | list[str] = "0A,0B,1A,1B",
-    reps: int = 10,
+    reps: int = SHIPPED_REPS,
     seed: int = 0,
     scenario_file: str | None = None,
     response_format: str = "choice",
@@ -75,7 +77,7 @@ def tom(
         reps: instances per (Id, Extra) when generating (default 10).
         seed: generator seed (default 0).
         scenario_file: play the scenarios of a file instead (tom-eval's JSONL or the
-            reference's JSON); ids and extras filter it, reps is unused, and seed still
+            reference's JSON); ids and extras filter it, reps is refused, and seed still
             orders the options, chooses what a liar says and, in game mode, which stories
             each game plays.
         response_format: "choice" (lettered options), "action" (the action only) or
@@ -100,7 +102,7 @@ def tom(
         sample_seed: the seed of the subset (default 0).
         ladder: play a load ladder (docs/ladder.md): "events" (extra events A perceives)
             or "ect" (extra epistemic category transitions). Each Id's base story (Extra
-            0A) is played at every level; extras is not used. The log's `ladder` metrics
+            0A) is played at every level; extras is refused. The log's `ladder` metrics
             carry the balanced accuracy at each level and the model's span.
         levels: the ladder's levels, from 0 (default 0,2,4,8,16,32).
     """
@@ -119,17 +121,21 @@ def tom(
         games, turns = whole_number("games", games), whole_number("turns", turns)
         if mode == "trial" and (games, turns, history) != (GAMES, TURNS, "none"):
             raise InputError("games, turns and history are for whole games: add -T mode=game")
-        size, subset_seed = sample_size(sample), whole_seed(sample_seed)
+        size, subset_seed = subset_arguments(sample, sample_seed)
         ladder_metadata: dict[str, object] = {}
         if ladder is None:
             if parse_levels(levels) != DEFAULT_LEVELS:
                 raise InputError("levels is for a load ladder: add -T ladder=events (or ect)")
+            if scenario_file is not None and reps != SHIPPED_REPS:
+                raise InputError("reps is for generated scenarios, not a scenario file")
             records = scenario_records(ids, extras, reps, seed, scenario_file)
         else:
             if scenario_file is not None or mode == "game":
                 raise InputError(
                     "a ladder is generated and played in trial mode: drop scenario_file and mode"
                 )
+            if parse_extras(extras) != list(EXTRAS):
+                raise InputError("a ladder plays each Id's base story (Extra 0A): drop extras")
             records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
         chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"

@@ -150,3 +150,26 @@ def test_the_suites_parameters_are_its_tasks() -> None:
         function = inspect.unwrap(getattr(importlib.import_module(f"tasks.{task}"), task))
         taken |= set(inspect.signature(function).parameters) - {"unknown"}
     assert taken == SUITE_PARAMETERS
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"scenario_file": "scenarios/default.jsonl", "reps": 1}, "reps is for generated"),
+        ({"ladder": "events", "extras": "0B"}, "a ladder plays each Id's base story"),
+        ({"sample_seed": 4}, "sample_seed is for a subset: add -T sample=N"),
+    ],
+)
+def test_an_argument_the_run_would_ignore_is_refused(
+    arguments: dict[str, Any], message: str
+) -> None:
+    """Played as if it were not given, it would still name the run in the report."""
+    with pytest.raises(PrerequisiteError, match=message):
+        tom(**arguments)
+
+
+@pytest.mark.parametrize("task", ["false_belief", "coherence", "knp", "ikd"])
+def test_a_subset_seed_without_a_subset_is_refused_by_every_task(task: str) -> None:
+    function = getattr(importlib.import_module(f"tasks.{task}"), task)
+    with pytest.raises(PrerequisiteError, match=f"{task}: sample_seed is for a subset"):
+        function(sample_seed=3)

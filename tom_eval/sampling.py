@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 
+from tom_eval.errors import InputError
 from tom_eval.task_args import whole_number
 
 Unit = TypeVar("Unit")
@@ -28,14 +29,14 @@ Strata = tuple[str, ...]
 then within each of its strata over the second, and so on."""
 
 
-def whole_seed(value: object) -> int:
-    """`-T sample_seed=S`."""
-    return whole_number("sample_seed", value)
-
-
-def sample_size(value: object) -> int | None:
-    """`-T sample=N`: None (every sample), or a whole number of 1 or more."""
-    return None if value is None else whole_number("sample", value, minimum=1)
+def subset_arguments(sample: object, sample_seed: object) -> tuple[int | None, int]:
+    """`-T sample=N` (None: every sample; else a whole number of 1 or more) and `-T
+    sample_seed=S`, which without a sample would be ignored, so it is refused."""
+    size = None if sample is None else whole_number("sample", sample, minimum=1)
+    seed = whole_number("sample_seed", sample_seed)
+    if size is None and seed != 0:
+        raise InputError("sample_seed is for a subset: add -T sample=N")
+    return size, seed
 
 
 def balanced_subset(
