@@ -20,7 +20,7 @@ from tom_eval.task_args import SUITE_PARAMETERS
 
 SMALL = {"ids": "12", "extras": "0A", "reps": 1}
 """Valid and cheap: the parameter under test is the only thing that can go wrong."""
-SMALL_GAME = {"mode": "game", "games": 1, "turns": 4}
+SMALL_GAME = {"mode": "game", "games": 1, "turns": 4, "reps": 2}
 """Added when the parameter under test is one of whole games (trial mode refuses them)."""
 
 

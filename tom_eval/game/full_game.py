@@ -126,19 +126,24 @@ def draw_stories(
 ) -> list[tuple[str, Scenario]]:
     """The designed stories of one game: a seeded draw in which no base story appears twice
     (the four Extras of one base story share its events, so two of them in one game would
-    let A carry an answer over). The pool is cycled through again only when it has fewer
-    base stories than the game needs."""
+    let A carry an answer over). A pool with fewer base stories than the game needs is
+    refused: cycling through it again would break that."""
     needed = turns // 2
+    bases = len({base_story(key) for key, _ in pool})
+    if bases < needed:
+        raise InputError(
+            f"a game of {turns} turns plays {needed} base stories, and the scenarios hold "
+            f"{bases}: add Ids or reps, or play fewer turns"
+        )
     rng = random.Random(f"game-stories:{seed}")
+    batch = list(pool)
+    rng.shuffle(batch)
     stories: list[tuple[str, Scenario]] = []
-    while len(stories) < needed:
-        batch = list(pool)
-        rng.shuffle(batch)
-        used: set[str] = set()
-        for key, story in batch:
-            if len(stories) < needed and base_story(key) not in used:
-                stories.append((key, story))
-                used.add(base_story(key))
+    used: set[str] = set()
+    for key, story in batch:
+        if len(stories) < needed and base_story(key) not in used:
+            stories.append((key, story))
+            used.add(base_story(key))
     return stories
 
 
