@@ -210,3 +210,19 @@ def test_ctrl_c_during_a_pooled_generation_exits_cleanly(tmp_path: Path) -> None
     while any(Path(f"/proc/{worker}").exists() for worker in workers):
         assert time.monotonic() < deadline, "a generator worker outlived the command"
         time.sleep(0.05)
+
+
+def test_check_keeps_its_exit_code_when_the_reader_stops_early(tmp_path: Path) -> None:
+    """`tom-eval check file | head -1`: the disagreement still makes the exit code 1."""
+    lines = (scenarios_dir() / SHIPPED_FILE).read_text().splitlines()
+    record = json.loads(lines[-1])
+    record["spec_action"] = "Ask Teammate" if record["spec_action"] == "Pass" else "Pass"
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text("\n".join([*lines[:-1], json.dumps(record)]) + "\n")
+    command = [sys.executable, "-m", "tom_eval.cli", "check", str(tampered)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline()
+    process.stdout.close()  # the reader stops, as `head -1` does
+    assert process.wait(timeout=120) == 1
+    assert process.stderr.read() == b""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -68,11 +69,19 @@ def _generate(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     spec = read_spec(args.spec) if args.spec else None
     findings = checking.check(read_scenarios(args.file), spec)
-    for finding in findings:
-        if not args.summary or finding.disagreements:
-            print(checking.describe(finding))
-    print(checking.summary(findings))
+    shown = [f for f in findings if not args.summary or f.disagreements]
+    _print_lines([*map(checking.describe, shown), checking.summary(findings)])
     return 1 if any(finding.disagreements for finding in findings) else 0
+
+
+def _print_lines(lines: list[str]) -> None:
+    """Print the lines; a reader that stops early (`| head`) leaves the exit code as the
+    command's result says, not 0."""
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:
+        # Python would meet the broken pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _show(args: argparse.Namespace) -> int:
