@@ -6,6 +6,8 @@ import json
 import math
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -408,6 +410,14 @@ def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: 
     assert main(["report", str(logs), "--out", str(out), "--quiet"]) == 0
     assert not (out / "false_belief.csv").exists()  # the earlier report's, not this one's
     assert (out / "summary.csv").is_file() and (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_piped_report_prints_only_what_it_wrote(logs: Path, tmp_path: Path) -> None:
+    """Progress bars are for a terminal: piped, they left blank lines before the result."""
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "tom_eval.cli", "report", str(logs), "--out", str(out)]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert result.stdout == f"wrote {out / 'report.md'}\n"
 
 
 def test_the_mastery_table(logs: Path, report: tuple[str, Path]) -> None:

@@ -102,7 +102,8 @@ def _report(args: argparse.Namespace) -> int:
     from tom_eval.registry import report_sections
     from tom_eval.report.writer import write_report
 
-    quiet = args.quiet
+    # Progress bars are for a terminal: piped, they leave blank lines in the output.
+    quiet = args.quiet or not sys.stdout.isatty()
     if args.examples < 0:
         raise InputError(f"report: --examples must be 0 or more, got {args.examples}")
     if args.compare and args.logs:
@@ -305,7 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--compare", nargs=2, type=path, metavar=("A", "B"), help="compare two runs or log dirs"
     )
-    report.add_argument("--quiet", action="store_true", help="no progress while reading logs")
+    report.add_argument(
+        "--quiet", action="store_true", help="no progress while reading logs (none when piped)"
+    )
     report.set_defaults(run=_report)
 
     serve = commands.add_parser("serve", help="run the web study for people to play")
