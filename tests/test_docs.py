@@ -197,8 +197,8 @@ def small(text: str) -> str:
     if re.search(r"\btasks/tom\.py|\btom_eval/tom\b", text):
         if "mode=game" in text:
             return f"{text} -T games=1 -T turns=4 --limit 1"
-        if "--sample-id" not in text:
-            text += " -T reps=1"
+        if "--sample-id" not in text and "scenario_file=" not in text:
+            text += " -T reps=1"  # (a scenario file is played as it is: reps is refused)
     if "--sample-id" in text:  # Inspect refuses --limit with --sample-id
         return text
     if any(m.startswith("gguf/") for m in models_of(text)):
