@@ -397,7 +397,7 @@ CASES = [
     Case(
         "serve, --data-dir a file",
         lambda d: ["serve", "--data-dir", str(write(d / "plain", "x"))],
-        "plain is a file, not a folder",
+        "plain: is a file, not a folder",
     ),
     # --------------------------------------------------------- report, false-belief-items
     Case(

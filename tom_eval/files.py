@@ -26,7 +26,9 @@ def writable_folder(folder: Path, named: Path | None = None, create: bool = True
     that can be written in (a command that may still refuse later checks first)."""
     existing = next(ancestor for ancestor in (folder, *folder.parents) if ancestor.exists())
     if not existing.is_dir():
-        raise InputError(f"{named or folder}: {existing} is a file, not a folder")
+        where = named or folder
+        what = "is a file" if existing == where else f"{existing} is a file"
+        raise InputError(f"{where}: {what}, not a folder")
     probed = folder if create else existing
     try:
         if create:

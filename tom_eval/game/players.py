@@ -217,10 +217,10 @@ class ReferencePlayer(LocalProvider):
             raise refused(
                 f"unknown reference player '{self.name}' (use one of: {', '.join(POLICIES)})"
             )
-        if (self.model_name == "bounded") != (self.memory is not None):
-            raise refused(
-                f"{self.name}: -M memory=K (the events it keeps) is for tom/bounded, which needs it"
-            )
+        if self.model_name == "bounded" and self.memory is None:
+            raise refused(f"{self.name} needs -M memory=K (the events of a story it keeps)")
+        if self.model_name != "bounded" and self.memory is not None:
+            raise refused(f"{self.name}: -M memory=K is for tom/bounded only")
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         if self.latency > 0:
