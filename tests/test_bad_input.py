@@ -16,6 +16,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 from test_scenario_file import reference_like
@@ -699,11 +700,11 @@ def test_a_report_skips_a_corrupt_log_by_name_and_reports_the_rest(
     assert "tom/oracle" in (tmp_path / "r" / "report.md").read_text()
 
 
-def test_a_report_skips_a_log_with_a_value_no_column_holds(
+def test_a_report_reads_a_log_with_an_argument_beyond_64_bits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A seed of 20 digits (the task refuses it now; an older log may hold one) fits no
-    64-bit column: that log is left out by name, not every log read with it."""
+    64-bit column: it is read as text, so the log counts, as a run of its own."""
     folder_of_logs = logs(folder(tmp_path / "work"))
     [finished] = list(folder_of_logs.iterdir())
     huge = read_eval_log(str(finished))
@@ -711,9 +712,9 @@ def test_a_report_skips_a_log_with_a_value_no_column_holds(
     huge.eval.eval_id, huge.eval.run_id = "huge-eval", "huge-run"
     write_eval_log(huge, str(folder_of_logs / "huge.eval"))
     assert main(["report", str(folder_of_logs), "--out", str(tmp_path / "r"), "--quiet"]) == 0
-    [warning] = capsys.readouterr().err.splitlines()
-    assert warning.startswith(f"tom-eval: warning: {folder_of_logs / 'huge.eval'}: cannot be read")
-    assert "tom/oracle" in (tmp_path / "r" / "report.md").read_text()
+    assert "cannot be read" not in capsys.readouterr().err
+    summary = pd.read_csv(tmp_path / "r" / "summary.csv")
+    assert sorted(summary["setting"].str.contains("seed=100000000000000000000")) == [False, True]
 
 
 def test_a_killed_log_with_scored_samples_is_not_called_empty(
