@@ -95,7 +95,7 @@ def _trial_sections(results: analysis.Results, out: Path, examples: int) -> list
     lines += _missing_classes_note(analysis.missing_classes(results))
     csv(table, out / "summary.csv")
     lines += ["## Mastery categories", "", MASTERY_TEXT, ""]
-    lines += [markdown(_mastery_view(mastery)), ""]
+    lines += [markdown(_mastery_view(mastery, table)), ""]
     csv(mastery, out / "mastery.csv")
     groups = list(table.groupby(["format", "scenario_set"], sort=True))
     lines += ["## Charts", ""]
@@ -259,7 +259,7 @@ def write_comparison(first: analysis.Results, second: analysis.Results, out: Pat
 def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
     view = pd.DataFrame(
         {
-            "run": table["run"] + table["baseline"].map({True: " (baseline)", False: ""}),
+            "run": _run_names(table),
             "N": table["N"],
             "balanced": intervals(table, "balanced"),
             "plain": intervals(table, "plain"),
@@ -277,6 +277,12 @@ def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
     for column in (*EXTRAS, *analysis.ANSWERER_ROLES):
         view[column] = table[column]
     return view
+
+
+def _run_names(table: pd.DataFrame) -> list[str]:
+    """Each run's name, reference players marked (baseline)."""
+    marks = table["baseline"].map({True: " (baseline)", False: ""})
+    return [str(run) + mark for run, mark in zip(table["run"], marks, strict=True)]
 
 
 def _thinking(setting: str, seen: float) -> str:
@@ -313,11 +319,13 @@ def _games_view(table: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-def _mastery_view(mastery: pd.DataFrame) -> pd.DataFrame:
+def _mastery_view(mastery: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Each category's score over the whole run with its 95% interval (per Extra in the
-    CSV: five rows a run would drown many runs)."""
-    overall = mastery[mastery["scope"] == "Overall"]
-    view = overall[["run"]].copy()
+    CSV: five rows a run would drown many runs), the runs named and ordered as in the
+    summary `table`."""
+    overall = mastery[mastery["scope"] == "Overall"].set_index("run").loc[table["run"]]
+    overall = overall.reset_index()
+    view = pd.DataFrame({"run": _run_names(table)})
     for category in read_mastery().categories:
         view[category.name] = intervals(overall, slug(category.name))
     return view
