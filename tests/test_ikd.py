@@ -4,9 +4,11 @@ the seed's section 3.2 defines them, bad parameters, and a real local model."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +19,8 @@ from knowledge_support import FIXTURES, QUIRKS, metrics, run_smollm2, scripted
 from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL
 from tasks.ikd import ikd
 from tom_eval.knowledge.parsing import Verdict, logical_error, read_verdict, word_iou
+from tom_eval.registry import report_sections
+from tom_eval.report.writer import write_report
 
 # ------------------------------------------------------------------------------ parsing
 
@@ -243,6 +247,16 @@ def test_classification_and_localisation_as_the_seed_defines_them(tmp_path: Path
     assert scores["error_4"].explanation is not None
     assert scores["error_4"].explanation.endswith("no gold span: left out of localisation")
     assert scores["original_3"].answer == ""
+    # The report's interval of a mean of IoUs is Wilson's of their sum: never zero-wide,
+    # inside [0, 1] (a normal interval of IoUs that agree was [1.000, 1.000]).
+    write_report([tmp_path], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "ikd.csv").to_dict("records")
+    mean = (1 + 13 / 24) / 3
+    assert row["localisation_error"] == pytest.approx(mean)
+    expected = wilson_interval(1 + 13 / 24, 3)
+    assert (row["localisation_error_low"], row["localisation_error_high"]) == pytest.approx(
+        expected
+    )
 
 
 # -------------------------------------------------------------------------- a real model
@@ -252,3 +266,12 @@ def test_classification_and_localisation_as_the_seed_defines_them(tmp_path: Path
 def test_the_packaged_model_takes_ikd(tmp_path: Path) -> None:
     stories = ["original_2", "error_1"]
     run_smollm2(ikd(data_dir=str(FIXTURES)), tmp_path, sample_id=stories, max_tokens=64)
+
+
+def wilson_interval(successes: float, trials: int) -> tuple[float, float]:
+    """Wilson's 95% score interval, written out here to check the report's."""
+    z = 1.959963984540054
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials**2)) / (1 + z * z / trials)
+    return centre - half, centre + half

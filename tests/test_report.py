@@ -35,7 +35,7 @@ from tom_eval.cli import main
 from tom_eval.game.players import respond
 from tom_eval.report.logs import model_settings_label, names_by_digest, once_per_sample
 from tom_eval.report.stats import balanced as balanced_interval
-from tom_eval.report.stats import combined_interval, mean_interval
+from tom_eval.report.stats import combined_interval
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;
@@ -742,16 +742,6 @@ def test_two_settings_of_one_reference_player_are_two_lines(
         "tom/bounded [memory=2]",
         "tom/bounded [memory=20]",
     ]
-
-
-def test_the_interval_of_a_mean_in_zero_to_one_stays_in_zero_to_one() -> None:
-    """Three IoUs (1, 1, 0): the normal interval, 0.667 [0.013, 1.320], is clipped to 1."""
-    low, high = mean_interval([1.0, 1.0, 0.0])
-    assert round(low, 3) == 0.013 and round(high, 3) == 1.320  # unbounded, as before
-    low, high = mean_interval([1.0, 1.0, 0.0], bounds=(0.0, 1.0))
-    assert round(low, 3) == 0.013 and high == 1.0
-    low, high = mean_interval([0.0, 0.0, 1.0], bounds=(0.0, 1.0))
-    assert low == 0.0 and round(high, 3) == 0.987
 
 
 def test_only_one_session_drops_its_repeated_samples() -> None:

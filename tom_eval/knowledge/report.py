@@ -23,7 +23,7 @@ from tom_eval.report.logs import (
     once_per_sample,
 )
 from tom_eval.report.section import Context
-from tom_eval.report.stats import mean_interval, wilson
+from tom_eval.report.stats import wilson
 from tom_eval.report.tables import csv, interval, markdown
 
 KNP_TASKS = ("knp", "tom_eval/knp")
@@ -64,8 +64,6 @@ COLUMNS = {
 """The score values shown, in the order of the paper's Table 2 (then ours: `na`, the
 open-ended judge's NA verdicts, left out of accuracy; `invalid` last, present in every
 scored sample)."""
-GRADED = ("localisation", "localisation_error")
-"""Means of IoUs, not shares: a normal interval instead of Wilson's."""
 PAPER = (
     "Yang et al. (2026), Table 2, on the authors' data: KNP accuracy Claude-4.5-Opus 0.69, "
     "Gemini-3-Pro 0.67, GPT-5.4 (high) 0.61, GPT-4o 0.49, LLaMA3.1-8B 0.51, humans 0.92; "
@@ -137,10 +135,10 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
         row: dict[str, Any] = {"run": run, "N": len(group)}
         for key in COLUMNS[task]:
             present = [float(value) for value in group[key].dropna()]
-            if key in GRADED:
-                low, high = mean_interval(present, bounds=(0.0, 1.0))  # IoUs
-            else:
-                low, high = wilson(sum(present), len(present))
+            # Shares, and means of IoUs: a value in [0, 1] of mean m varies at most as a
+            # success of rate m does, so Wilson's interval holds for both (a normal one is
+            # zero-wide when the IoUs agree).
+            low, high = wilson(sum(present), len(present))
             mean = sum(present) / len(present) if present else math.nan
             row |= {key: mean, f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(present)}
         rows.append(row)

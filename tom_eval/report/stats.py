@@ -62,25 +62,6 @@ def combined_interval(
     return max(bounds[0], centre - z * spread), min(bounds[1], centre + z * spread)
 
 
-def mean_interval(
-    values: Sequence[float], z: float = Z95, bounds: tuple[float, float] | None = None
-) -> tuple[float, float]:
-    """Normal 95% interval of a mean (of IoUs, say); (nan, nan) without values. With
-    `bounds`, the range the quantity cannot leave (IoUs: (0, 1)), the interval is clipped
-    to it: a normal interval of a few values can reach past it (0.667 +- 0.654)."""
-    if not values:
-        return math.nan, math.nan
-    mean = sum(values) / len(values)
-    if len(values) == 1:
-        return mean, mean
-    variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
-    half = z * math.sqrt(variance / len(values))
-    low, high = mean - half, mean + half
-    if bounds is not None:
-        low, high = max(bounds[0], low), min(bounds[1], high)
-    return low, high
-
-
 def normal_p(z: float) -> float:
     return 2 * (1 - NormalDist().cdf(abs(z)))
 
