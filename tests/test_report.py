@@ -318,20 +318,19 @@ def test_one_setting_written_two_ways_is_one_run(
     assert summary["N"].tolist() == [8]
 
 
+def pass_always(folder: Path, ids: str, **eval_args: Any) -> None:
+    """A log of `tom/always-pass` on `ids` (reps 1) in `folder`."""
+    run = tom(ids=ids, reps=1)
+    inspect_eval(run, model="tom/always-pass", log_dir=str(folder), display="none", **eval_args)
+
+
 def test_runs_at_two_temperatures_are_two_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every generate setting that shapes the replies names the run; retries do not."""
     folder = tmp_path / "logs"
     for temperature, retries in ((0.0, 1), (1.0, 2), (1.0, 3)):
-        inspect_eval(
-            tom(ids="7", reps=1),
-            model="tom/always-pass",
-            log_dir=str(folder),
-            display="none",
-            temperature=temperature,
-            max_retries=retries,
-        )
+        pass_always(folder, "7", temperature=temperature, max_retries=retries)
     assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert "4 sample(s) also in a later or fuller log" in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
@@ -352,13 +351,7 @@ def test_a_sample_in_two_logs_of_one_run_counts_once(
 ) -> None:
     folder = tmp_path / "logs"
     for limit in (5, None):  # a first try, then the whole run, into one folder
-        inspect_eval(
-            tom(ids="7,8", reps=1),
-            model="tom/always-pass",
-            log_dir=str(folder),
-            display="none",
-            limit=limit,
-        )
+        pass_always(folder, "7,8", limit=limit)
     assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert "5 sample(s) also in a later or fuller log of the run" in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
