@@ -821,3 +821,31 @@ def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
     assert "cannot be read" not in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert summary["N"].tolist() == [4]
+
+
+def test_a_thinking_pair_differs_in_thinking_alone() -> None:
+    """An "on" run at one temperature is no pair for an "off" run at another."""
+    from tom_eval.game.analysis import ACTION_CLASSES, thinking_pairs
+
+    def row(thinking: str, other: str) -> dict[str, Any]:
+        shares = {f"expected_{action}": 0.5 for action in ACTION_CLASSES}
+        counts = {f"expected_{action}_n": 10 for action in ACTION_CLASSES}
+        run = f"m [{thinking}, {other}] (choice)"
+        return {"run": run, "model": "m", "format": "choice", "scenario_set": "default"} | {
+            "setting": "choice",
+            "other_settings": other,
+            "thinking": thinking,
+            "baseline": False,
+            "reasoning_seen": 0.0,
+            "balanced": 0.5,
+            **shares,
+            **counts,
+        }
+
+    table = pd.DataFrame(
+        [row("off", "temperature=0.0"), row("on", "temperature=1.0"), row("on", "temperature=0.0")]
+    )
+    pairs = thinking_pairs(table)
+    assert pairs[["without", "with"]].to_numpy().tolist() == [
+        ["m [off, temperature=0.0] (choice)", "m [on, temperature=0.0] (choice)"]
+    ]

@@ -135,7 +135,8 @@ _A_TURN_COLUMNS = ("run", "sample", "epoch", "number", "spec_id", "extra", "expe
 @dataclass
 class Results:
     runs: pd.DataFrame
-    """One row per run: run, model, reasoning, thinking (off/on/default), format, baseline."""
+    """One row per run: run, model, model settings, thinking (off/on/default), format,
+    baseline."""
     samples: pd.DataFrame
     """One row per sample and epoch, with the score values and every analysis factor."""
     warnings: list[str] = field(default_factory=list)
@@ -202,7 +203,7 @@ def _label_people(evals: pd.DataFrame) -> None:
         for participant, is_human in zip(participants, human, strict=True)
         if is_human
     ]
-    evals.loc[human, "model_settings"] = "default"
+    evals.loc[human, ["model_settings", "other_settings"]] = "default"
 
 
 def _trial_runs(
@@ -224,6 +225,7 @@ def _trial_runs(
         .agg(
             model=("model", "first"),
             model_settings=("model_settings", "first"),
+            other_settings=("other_settings", "first"),
             thinking=("thinking", "first"),
             format=("format", "first"),
             baseline=("baseline", "first"),
@@ -522,6 +524,7 @@ def summary(results: Results) -> pd.DataFrame:
             "run": run.run,
             "model": run.model,
             "model_settings": run.model_settings,
+            "other_settings": run.other_settings,
             "thinking": run.thinking,
             "reasoning_seen": _share_with_reasoning(trials),
             "format": run.format,
@@ -872,11 +875,12 @@ def _class_counts(row: pd.Series) -> list[tuple[float, int]]:
 
 
 def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
-    """Runs of one model, format and scenario set with reasoning off (or the default) and
-    on; `reasoning seen` says whether the run with reasoning shows any in its log."""
+    """Runs of one model, task setting (format, scenarios...) and other model settings
+    (temperature...) with reasoning off (or the default) and on; `reasoning seen` says
+    whether the run with reasoning shows any in its log."""
     rows = []
-    keys = ["model", "format", "scenario_set"]
-    for (model, fmt, _), group in table[~table["baseline"]].groupby(keys):
+    keys = ["model", "format", "scenario_set", "setting", "other_settings"]
+    for (model, fmt, *_), group in table[~table["baseline"]].groupby(keys):
         on = group[group["thinking"] == "on"]
         off = group[group["thinking"] == "off"]
         if off.empty:

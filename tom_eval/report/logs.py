@@ -39,6 +39,20 @@ CALL_CONFIG = (
 """Generate-config fields that change how the model is called, not what it replies: every
 other field (temperature, max_tokens, system_message, seed, reasoning_effort...) makes
 another run."""
+THINKING_SETTINGS = (
+    "reasoning_effort",
+    "reasoning_tokens",
+    "reasoning_summary",
+    "reasoning_mode",
+    "reasoning_history",
+    "effort",
+    "extra_body",
+    "reasoning_enabled",
+    "enable_thinking",
+    "thinking",
+)
+"""Generate-config fields and model args that switch or size a model's thinking: a
+thinking pair's two runs differ in these alone (`other_settings`)."""
 SHOWN_CHARACTERS = 40
 """A longer setting (a system message, say) is shown by its start and its digest."""
 _INT64 = range(-(2**63), 2**63)
@@ -66,8 +80,9 @@ reads that column from the base URL) and a task argument beyond 64 bits as text 
 
 
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
-    """One row per log under `paths` with scored samples, each with its `reasoning` label and
-    `thinking` (off, on or default); and a warning for each log left out: one that cannot
+    """One row per log under `paths` with scored samples, each with its `model_settings`
+    label, its `other_settings` (those apart from thinking) and `thinking` (off, on or
+    default); and a warning for each log left out: one that cannot
     be read, and one with no results (empty, or unfinished)."""
     logs, warnings = readable_logs(paths)
     if not logs:
@@ -96,6 +111,9 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     evals = _without_repeats(evals, warnings)
     pairs = list(zip(evals["model_generate_config"], evals["model_args"], strict=True))
     evals["model_settings"] = [model_settings_label(config, args) for config, args in pairs]
+    evals["other_settings"] = [
+        model_settings_label(config, args, THINKING_SETTINGS) for config, args in pairs
+    ]
     evals["thinking"] = [thinking(config, args) for config, args in pairs]
     return evals, warnings
 
@@ -335,16 +353,18 @@ def number(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
-def model_settings_label(config: Any, args: Any) -> str:
+def model_settings_label(config: Any, args: Any, leave_out: Sequence[str] = ()) -> str:
     """The settings of a run's model that shape its replies, or "default": the generate
     config's (not `CALL_CONFIG`) and every model arg (thinking switches, a model_path, a
-    seed... None is what a log keeps of an arg it cannot store, such as a function)."""
+    seed... None is what a log keeps of an arg it cannot store, such as a function), but
+    those in `leave_out`."""
     settings = {
         key: value
         for key, value in json_object(config).items()
         if key not in CALL_CONFIG and value is not None
     }
     settings |= {key: value for key, value in json_object(args).items() if value is not None}
+    settings = {key: value for key, value in settings.items() if key not in leave_out}
     shown = {key: _shown(value) for key, value in settings.items()}
     return ", ".join(f"{key}={value}" for key, value in sorted(shown.items())) or "default"
 
