@@ -43,7 +43,7 @@ from tom_eval.coherence.parsing import (
 )
 from tom_eval.coherence.prompts import fields, user_prompt
 from tom_eval.coherence.rational import rational_answers
-from tom_eval.coherence.report import LABEL_DEFAULTS
+from tom_eval.coherence.report import LABEL_DEFAULTS, metric_settings
 from tom_eval.coherence.worlds import DOMAINS, TASKS, answers, find_item, items
 from tom_eval.registry import report_sections
 from tom_eval.report.writer import write_report
@@ -259,6 +259,46 @@ def test_the_report_pools_the_logs_of_one_run(tmp_path: Path) -> None:
     for key, value in expected.items():
         assert row[key] == pytest.approx(value), key
     assert any("20 sample(s) also in a later or fuller log of the run" in w for w in warnings)
+
+
+def test_the_report_of_a_run_with_epochs_and_settings_is_the_logs_own(tmp_path: Path) -> None:
+    """With epochs, the log's metrics read each item's first epoch (Inspect's reducer keeps
+    its metadata), and so does the report; the rational agent's settings are read from the
+    log's metric definitions, whatever package prefix their names carry."""
+    (log,) = inspect_eval(
+        coherence(domain="container", task="AP,BI", cost=2.0, temperature=1.0),
+        model="tom/random-agent",
+        limit=20,
+        epochs=2,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.samples is not None and log.location is not None
+    for sample in log.samples:  # a second epoch that answers otherwise
+        metadata = (sample.scores or {})["coherence_scorer"].metadata or {}
+        if sample.epoch == 2 and metadata.get("distribution"):
+            metadata["distribution"] = dict.fromkeys(metadata["distribution"], 1.0)
+    assert isinstance(log.eval.metrics, list)
+    for definition in log.eval.metrics:
+        if not isinstance(definition, dict):
+            definition.name = f"scorers/{definition.name}"  # as installed from a wheel
+    write_eval_log(log, log.location)
+    write_report([tmp_path / "logs"], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "coherence.csv").to_dict("records")
+    assert row["items"] == 20
+    for key, value in metrics(log).items():
+        assert row[key] == pytest.approx(value), key
+    assert metric_settings(log.location) == (None, 2.0, 1.0)
+
+
+def test_a_coherence_log_without_samples_is_named_and_skipped(tmp_path: Path) -> None:
+    log = run(tmp_path / "logs", "tom/rational", limit=4, domain="movie", task="AP")
+    assert log.location is not None
+    log.samples = None
+    write_eval_log(log, log.location)
+    _, warnings = write_report([tmp_path / "logs"], report_sections(), tmp_path / "report")
+    assert any("holds no samples" in warning for warning in warnings)
+    assert "No coherence run has scored samples" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_the_reports_defaults_are_the_tasks() -> None:

@@ -240,12 +240,12 @@ def rational_agreement(
 
 def run_answers(metadata: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     """A run's distributions by item id, from its samples' score metadata (`item_id` and
-    `distribution`); items with none are left out."""
-    return {
-        str(entry["item_id"]): dict(entry["distribution"])
-        for entry in metadata
-        if entry.get("distribution")
-    }
+    `distribution`): an item's first (of several epochs), and items with none left out."""
+    answers: dict[str, dict[str, float]] = {}
+    for entry in metadata:
+        if entry.get("distribution"):
+            answers.setdefault(str(entry["item_id"]), dict(entry["distribution"]))
+    return answers
 
 
 def answered(run: Answers, tasks: Sequence[AnyTask]) -> list[tuple[Domain, AnyTask]]:

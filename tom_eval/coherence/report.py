@@ -60,6 +60,7 @@ LABEL_DEFAULTS: dict[str, object] = {
 checks they agree): a run's label names those that differ."""
 
 VALUES = ("reply_answers", "read", "by_logprobs")
+NO_RUN = "No coherence run has scored samples (see the warnings above)."
 
 
 def run_setting(row: dict[str, Any]) -> str:
@@ -77,6 +78,8 @@ class CoherenceReport:
         """The coherence evaluations per run, and Figure 3's three panels."""
         evals["run"] = label_runs(evals, run_setting)
         table = runs(evals, context)
+        if table.empty:
+            return ["## Coherence of action prediction and inference", "", NO_RUN, ""]
         csv(table, context.out / "coherence.csv")
         columns = ["items", *VALUES]
         evaluations = [column for column in table.columns if column not in ("run", *columns)]
@@ -108,34 +111,56 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
     frame = samples_df(
         list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
     )
-    frame = once_per_sample(frame, evals, context.warnings)
-    values = [json_object(value) for value in frame.get("score_coherence_scorer", [])]
-    metadata = [json_object(value) for value in frame.get("score_coherence_scorer_metadata", [])]
-    samples = pd.DataFrame(
-        {"run": frame["eval_id"].map(evals.set_index("eval_id")["run"]), "values": values}
-    ).assign(metadata=metadata)
-    scored = samples["values"].map(bool)
-    for run, count in samples.loc[~scored, "run"].value_counts().items():
-        context.warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
-    preferred = by_preference(evals).drop_duplicates("run", keep="last").set_index("run")["log"]
+    present = set(frame["eval_id"]) if "eval_id" in frame else set()
+    for log in evals.loc[~evals["eval_id"].isin(present), "log"]:
+        context.warnings.append(
+            f"{log}: holds no samples (written with --no-log-samples?), and the coherence "
+            "evaluations are computed from them; skipped"
+        )
     rows = []
-    for run, group in samples[scored].groupby("run", sort=False):
-        answers = run_answers(group["metadata"])
-        prior, cost, temperature = _metric_settings(str(preferred[run]))
-        row: dict[str, Any] = {"run": run, "items": len(group)}
-        row |= {key: _mean([entry.get(key) for entry in group["values"]]) for key in VALUES}
-        row |= bayesian_values(answers, prior) | validity_values(answers)
-        row |= cross_domain_values(answers) | rational_values(answers, cost, temperature)
-        rows.append(row)
+    if present:
+        frame = once_per_sample(frame, evals, context.warnings)
+        preferred = by_preference(evals).drop_duplicates("run", keep="last")
+        settings = preferred.set_index("run")["log"]
+        for run, group in _scored(frame, evals, context.warnings).groupby("run", sort=False):
+            # An item's first epoch, as Inspect's reducer keeps its metadata for the metrics.
+            answers = run_answers(group.sort_values("epoch", kind="stable")["metadata"])
+            prior, cost, temperature = metric_settings(str(settings[run]))
+            row: dict[str, Any] = {"run": run, "items": group["id"].nunique()}
+            row |= {key: _mean([entry.get(key) for entry in group["values"]]) for key in VALUES}
+            row |= bayesian_values(answers, prior) | validity_values(answers)
+            row |= cross_domain_values(answers) | rational_values(answers, cost, temperature)
+            rows.append(row)
     table: pd.DataFrame = pd.DataFrame(rows, columns=None if rows else ["run", "items", *VALUES])
     return table
 
 
-def _metric_settings(log: str) -> tuple[dict[str, float] | None, float, float]:
+def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+    """The run, id, epoch, score values and score metadata of each scored sample; the others
+    counted in a warning."""
+    none = pd.Series(None, index=frame.index, dtype=object)
+    samples = pd.DataFrame(
+        {
+            "run": frame["eval_id"].map(evals.set_index("eval_id")["run"]),
+            "id": frame["id"],
+            "epoch": frame["epoch"],
+            "values": frame.get("score_coherence_scorer", none).map(json_object),
+            "metadata": frame.get("score_coherence_scorer_metadata", none).map(json_object),
+        }
+    )
+    scored = samples["values"].map(bool)
+    for run, count in samples.loc[~scored, "run"].value_counts().items():
+        warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
+    kept: pd.DataFrame = samples[scored]
+    return kept
+
+
+def metric_settings(log: str) -> tuple[dict[str, float] | None, float, float]:
     """The prior, cost and temperature the log's metrics were computed with."""
     metrics = read_eval_log(log, header_only=True).eval.metrics
+    # A metric is named by its registry name: `scorers/rational` once installed as a package.
     options: dict[str, dict[str, Any]] = {
-        definition.name: definition.options or {}
+        definition.name.rsplit("/", 1)[-1]: definition.options or {}
         for definition in (metrics if isinstance(metrics, list) else [])
         if not isinstance(definition, dict)  # the per-value means
     }
