@@ -91,9 +91,9 @@ def coherence(
                 f"cost {cost:g} over temperature {temperature:g} is beyond a float: "
                 "choose a smaller cost or a larger temperature"
             )
+        size, subset_seed = subset_arguments(sample, sample_seed)
         prior_file = file_name("prior", prior)
         weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
-        size, subset_seed = subset_arguments(sample, sample_seed)
     dataset, subset = coherence_dataset(domains, tasks, size, subset_seed)
     return Task(
         dataset=dataset,

@@ -81,6 +81,7 @@ def false_belief(
         samples = whole_number("samples", samples, minimum=0)
         if chosen != "first_word" and samples < 1:
             raise InputError(f"estimator {chosen} needs samples of 1 or more")
+        size, subset_seed = subset_arguments(sample, sample_seed)
         seed, file = whole_number("seed", seed), file_name("item_file", item_file)
         perturbations = flag("perturbations", perturbations)
         sentence_by_sentence = flag("sentence_by_sentence", sentence_by_sentence)
@@ -99,7 +100,6 @@ def false_belief(
             name = f"tom-eval false-belief seed {seed}"
         if not items:
             raise InputError("no tasks: contents and transfer are both 0")
-        size, subset_seed = subset_arguments(sample, sample_seed)
     dataset, subset = sample_subset(
         false_belief_dataset(items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence),
         size,

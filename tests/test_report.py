@@ -808,7 +808,7 @@ def test_a_folder_without_a_name_keeps_its_text() -> None:
 def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A -T name no task takes is only warned about, and Inspect keeps its value in the log:
+    """Another task's -T name is only warned about, and Inspect keeps its value in the log:
     a huge integer there must not make the report pass over the log."""
     folder = tmp_path / "logs"
     run = tom(ids="7", reps=1)

@@ -133,7 +133,7 @@ def draw_stories(
     if bases < needed:
         raise InputError(
             f"a game of {turns} turns plays {needed} base stories, and the scenarios hold "
-            f"{bases}: add Ids or reps, or play fewer turns"
+            f"{bases}: add Ids or reps (or stories to the scenario file), or play fewer turns"
         )
     rng = random.Random(f"game-stories:{seed}")
     batch = list(pool)

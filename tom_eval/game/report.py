@@ -259,7 +259,7 @@ def write_comparison(first: analysis.Results, second: analysis.Results, out: Pat
 def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
     view = pd.DataFrame(
         {
-            "run": _run_names(table),
+            "run": _marked(table["run"], table),
             "N": table["N"],
             "balanced": intervals(table, "balanced"),
             "plain": intervals(table, "plain"),
@@ -279,10 +279,10 @@ def _summary_view(table: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-def _run_names(table: pd.DataFrame) -> list[str]:
-    """Each run's name, reference players marked (baseline)."""
+def _marked(names: pd.Series, table: pd.DataFrame) -> list[str]:
+    """`names` of the rows of `table`, reference players' marked (baseline)."""
     marks = table["baseline"].map({True: " (baseline)", False: ""})
-    return [str(run) + mark for run, mark in zip(table["run"], marks, strict=True)]
+    return [str(name) + mark for name, mark in zip(names, marks, strict=True)]
 
 
 def _thinking(setting: str, seen: float) -> str:
@@ -295,11 +295,7 @@ def _thinking(setting: str, seen: float) -> str:
 def _games_view(table: pd.DataFrame) -> pd.DataFrame:
     view = pd.DataFrame(
         {
-            "model": table["model"]
-            + " ["
-            + table["model_settings"]
-            + "]"
-            + table["baseline"].map({True: " (baseline)", False: ""}),
+            "model": _marked(table["model"] + " [" + table["model_settings"] + "]", table),
             "format": table["game"],
             "history": table["history"],
             "games": table["games"],
@@ -325,7 +321,7 @@ def _mastery_view(mastery: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     summary `table`."""
     overall = mastery[mastery["scope"] == "Overall"].set_index("run").loc[table["run"]]
     overall = overall.reset_index()
-    view = pd.DataFrame({"run": _run_names(table)})
+    view = pd.DataFrame({"run": _marked(table["run"], table)})
     for category in read_mastery().categories:
         view[category.name] = intervals(overall, slug(category.name))
     return view
