@@ -85,3 +85,13 @@ def test_measured_shares_per_level_carry_intervals_and_counts() -> None:
         assert low <= value <= high and count == 3 * 40
     # The measured level-0 share is near the curve's value at 0.
     assert shares[0][0] == pytest.approx(1 / (1 + np.exp(-3.0)), abs=0.06)
+
+
+def test_a_fit_that_starts_at_chance_has_a_span_of_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Level 0 measured well above chance, the fitted curve already at it: the span is 0,
+    not an interpolation towards the curve's far end."""
+    from tom_eval.game import span as module
+
+    monkeypatch.setattr(module, "balanced_curve", lambda trials, levels: 0.3 - levels / 1000)
+    perfect = [Trial(f"s{i}", CLASSES[i % 3], 0, 1.0) for i in range(30)]
+    assert point_span(perfect, 32) == ("within", 0.0, 0.3)

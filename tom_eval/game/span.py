@@ -122,6 +122,8 @@ def point_span(trials: Sequence[Trial], top: float) -> tuple[Status, float, floa
     if len(below) == 0:
         return "beyond", math.nan, start
     index = int(below[0])
+    if index == 0:  # the fit starts at or below chance, though level 0 as measured does not
+        return "within", 0.0, start
     # Linear interpolation between the grid points around the crossing.
     left, right = curve[index - 1], curve[index]
     share = (left - mark) / (left - right) if left != right else 0.0
