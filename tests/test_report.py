@@ -666,6 +666,10 @@ def test_many_runs_keep_their_own_style_and_identical_ones_share_a_line() -> Non
     assert len({(style.marker, style.linestyle) for style in many[:32]}) == 32
     merged = same_series([("a", [0.5, 1.0]), ("b", [0.2, 0.3]), ("c", [0.5, 1.0])])
     assert merged == [("a = c", [0.5, 1.0]), ("b", [0.2, 0.3])]
+    # A value both lack (NaN) does not keep identical lines apart.
+    nan = float("nan")
+    merged = same_series([("a", [0.5, nan]), ("b", [0.5, nan])])
+    assert [name for name, _ in merged] == ["a = b"]
 
 
 def test_charts_of_forty_runs_draw_every_run(tmp_path: Path) -> None:
@@ -821,6 +825,38 @@ def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
     assert "cannot be read" not in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert summary["N"].tolist() == [4]
+
+
+def test_load_effect_lines_merge_only_when_their_intervals_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from matplotlib.figure import Figure
+
+    from tom_eval.game import charts
+
+    drawn: list[Figure] = []
+
+    def keep(figure: Figure, path: Path) -> Path:
+        drawn.append(figure)
+        return path
+
+    monkeypatch.setattr(charts, "save", keep)
+    rows = []
+    for name, width in (("a", 0.1), ("b", 0.1), ("c", 0.3)):  # c: the same shares, fewer trials
+        row: dict[str, Any] = {"run": f"{name} [default] (choice)", "model": name}
+        row |= {"model_settings": "default", "setting": "choice", "baseline": False}
+        for extra in ("0A", "0B", "1A", "1B"):
+            row |= {extra: 0.5, f"{extra}_low": 0.5 - width, f"{extra}_high": 0.5 + width}
+            row[f"{extra}_n"] = 10
+        rows.append(row)
+    charts.load_effects(pd.DataFrame(rows), tmp_path / "load.png", "a title")
+    (figure,) = drawn
+    legend = figure.axes[0].get_legend()
+    assert legend is not None
+    assert [text.get_text() for text in legend.get_texts()] == [
+        "a [default] = b [default]",
+        "c [default]",
+    ]
 
 
 def test_a_thinking_pair_differs_in_thinking_alone() -> None:

@@ -68,13 +68,16 @@ def load_effects(table: pd.DataFrame, path: Path, title: str) -> Path:
     # Tall enough for a legend entry a run.
     figure, axes = plt.subplots(figsize=(10, max(4.5, 0.21 * len(records) + 1)))
     names = short_labels(table)
+    # Runs merge when their values and their intervals agree: one line, one set of bars.
+    bounds = [f"{extra}_{end}" for end in ("low", "high") for extra in EXTRAS]
     series = same_series(
-        [(names[str(row["run"])], [row[extra] for extra in EXTRAS]) for row in records]
+        [(names[str(row["run"])], [row[key] for key in (*EXTRAS, *bounds)]) for row in records]
     )
     first = {names[str(row["run"])]: row for row in records}
     offsets = np.linspace(-0.2, 0.2, len(series)) if len(series) > 1 else [0.0]
-    for (name, values), style, offset in zip(series, styles(len(series)), offsets, strict=True):
+    for (name, points), style, offset in zip(series, styles(len(series)), offsets, strict=True):
         row = first[name.split(" = ")[0]]
+        values = points[: len(EXTRAS)]
         pairs = list(zip(EXTRAS, values, strict=True))
         # max(0, ...): an interval computed apart may miss its value by a rounding error.
         low = [max(0.0, value - row[f"{extra}_low"]) for extra, value in pairs]

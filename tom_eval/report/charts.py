@@ -3,6 +3,7 @@ that keep many runs apart."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,10 +63,11 @@ def styles(count: int) -> list[Style]:
 def same_series(series: Sequence[tuple[str, Sequence[float]]]) -> list[tuple[str, Sequence[float]]]:
     """Series with identical values merged into one, named after all of them, so that no
     line is drawn hidden under another ("tom/always-pass = tom/no-tom")."""
-    merged: dict[tuple[float, ...], list[str]] = {}
-    values: dict[tuple[float, ...], Sequence[float]] = {}
+    merged: dict[tuple[float | None, ...], list[str]] = {}
+    values: dict[tuple[float | None, ...], Sequence[float]] = {}
     for name, points in series:
-        key = tuple(round(float(point), 9) for point in points)
+        # None for NaN (a value a run lacks): NaN equals nothing, so such lines never merged.
+        key = tuple(None if math.isnan(p) else round(float(p), 9) for p in map(float, points))
         merged.setdefault(key, []).append(name)
         values[key] = points
     return [(" = ".join(names), values[key]) for key, names in merged.items()]
