@@ -33,6 +33,7 @@ from inspect_ai.scorer import SampleScore, Score
 from scorers.coherence import bayesian
 from tasks.coherence import coherence
 from tom_eval.coherence.agents import TOKEN, AnswerText, distribution, item_of_prompt
+from tom_eval.coherence.metrics import rational_values, run_answers
 from tom_eval.coherence.parsing import (
     Template,
     canonical_template,
@@ -289,6 +290,19 @@ def test_the_report_of_a_run_with_epochs_and_settings_is_the_logs_own(tmp_path: 
     for key, value in metrics(log).items():
         assert row[key] == pytest.approx(value), key
     assert metric_settings(log.location) == (None, 2.0, 1.0)
+    # An item whose first epoch read no distribution is left out, as Inspect leaves it out,
+    # though its second epoch read one; its `read` is the mean over its epochs.
+    firsts = [sample for sample in log.samples if sample.epoch == 1]
+    unread = (firsts[0].scores or {})["coherence_scorer"]
+    unread.metadata = (unread.metadata or {}) | {"distribution": None}
+    unread.value = cast(dict[str, float], unread.value) | {"read": 0.0}
+    write_eval_log(log, log.location)
+    write_report([tmp_path / "logs"], report_sections(), tmp_path / "again")
+    (row,) = pd.read_csv(tmp_path / "again" / "coherence.csv").to_dict("records")
+    answers = run_answers((s.scores or {})["coherence_scorer"].metadata or {} for s in firsts)
+    assert len(answers) == 19 and row["read"] == pytest.approx((19 + 0.5) / 20)
+    expected = rational_values(answers, 2.0, 1.0)
+    assert row["container_AP_rational_r"] == pytest.approx(expected["container_AP_rational_r"])
 
 
 def test_a_coherence_log_without_samples_is_named_and_skipped(tmp_path: Path) -> None:

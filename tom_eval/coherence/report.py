@@ -123,11 +123,18 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
         preferred = by_preference(evals).drop_duplicates("run", keep="last")
         settings = preferred.set_index("run")["log"]
         for run, group in _scored(frame, evals, context.warnings).groupby("run", sort=False):
-            # An item's first epoch, as Inspect's reducer keeps its metadata for the metrics.
-            answers = run_answers(group.sort_values("epoch", kind="stable")["metadata"])
+            # An item's first scored epoch, whose metadata Inspect's reducer keeps for the
+            # metrics (its distribution, or none that was read).
+            first = group.sort_values("epoch", kind="stable").drop_duplicates("id")
+            answers = run_answers(first["metadata"])
             prior, cost, temperature = metric_settings(str(settings[run]))
-            row: dict[str, Any] = {"run": run, "items": group["id"].nunique()}
-            row |= {key: _mean([entry.get(key) for entry in group["values"]]) for key in VALUES}
+            row: dict[str, Any] = {"run": run, "items": len(first)}
+            # Each item's mean over its epochs, then the mean over items, as Inspect's.
+            by_item = group.groupby("id")["values"]
+            row |= {
+                key: _mean([_mean([v.get(key) for v in item]) for _, item in by_item])
+                for key in VALUES
+            }
             row |= bayesian_values(answers, prior) | validity_values(answers)
             row |= cross_domain_values(answers) | rational_values(answers, cost, temperature)
             rows.append(row)
@@ -173,7 +180,7 @@ def metric_settings(log: str) -> tuple[dict[str, float] | None, float, float]:
 
 
 def _mean(values: list[Any]) -> float:
-    present = [float(value) for value in values if value is not None]
+    present = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     return fsum(present) / len(present) if present else math.nan
 
 
