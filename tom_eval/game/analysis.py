@@ -880,7 +880,7 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
     whether the run with reasoning shows any in its log."""
     rows = []
     keys = ["model", "format", "scenario_set", "setting", "other_settings"]
-    for (model, fmt, *_), group in table[~table["baseline"]].groupby(keys):
+    for (model, fmt, _, _, other), group in table[~table["baseline"]].groupby(keys):
         on = group[group["thinking"] == "on"]
         off = group[group["thinking"] == "off"]
         if off.empty:
@@ -891,6 +891,7 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
                     {
                         "model": model,
                         "format": fmt,
+                        "other settings": other,
                         "without": without["run"],
                         "with": with_reasoning["run"],
                         "reasoning seen": with_reasoning["reasoning_seen"],

@@ -183,7 +183,11 @@ def thinking_pairs(pairs: pd.DataFrame, table: pd.DataFrame, path: Path) -> Path
             textcoords="offset points",
             fontsize=7,
         )
-    labels = [f"{row['model']} ({row['format']})" for row in pairs.to_dict("records")]
+    labels = [
+        f"{row['model']} ({row['format']}"
+        + (f", {row['other settings']})" if row["other settings"] != "default" else ")")
+        for row in pairs.to_dict("records")
+    ]
     axes.set_yticks(range(len(pairs)), labels, fontsize=7)
     axes.set_xlim(0, 1.25)
     axes.axvline(CONSTANT_POLICY, color="black", linewidth=0.8)
