@@ -28,6 +28,7 @@ from inspect_ai.model import (
     ModelUsage,
     get_model,
 )
+from matplotlib.figure import Figure
 
 from conftest import ROOT
 from tasks.tom import tom
@@ -699,20 +700,26 @@ def test_charts_of_forty_runs_draw_every_run(tmp_path: Path) -> None:
         assert path.stat().st_size > 10_000
 
 
-def test_two_settings_of_one_reference_player_are_two_lines(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from matplotlib.figure import Figure
-
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[Figure]:
+    """The figures the game's charts draw, kept instead of saved."""
     from tom_eval.game import charts
 
-    drawn: list[Figure] = []
+    figures: list[Figure] = []
 
     def keep(figure: Figure, path: Path) -> Path:
-        drawn.append(figure)
+        figures.append(figure)
         return path
 
     monkeypatch.setattr(charts, "save", keep)
+    return figures
+
+
+def test_two_settings_of_one_reference_player_are_two_lines(
+    tmp_path: Path, drawn: list[Figure]
+) -> None:
+    from tom_eval.game import charts
+
     runs = [("model-a", "default", False, 0.6), ("tom/bounded", "memory=2", True, 0.4)]
     runs.append(("tom/bounded", "memory=20", True, 0.5))
     table = pd.DataFrame(
@@ -828,19 +835,10 @@ def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
 
 
 def test_load_effect_lines_merge_only_when_their_intervals_agree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, drawn: list[Figure]
 ) -> None:
-    from matplotlib.figure import Figure
-
     from tom_eval.game import charts
 
-    drawn: list[Figure] = []
-
-    def keep(figure: Figure, path: Path) -> Path:
-        drawn.append(figure)
-        return path
-
-    monkeypatch.setattr(charts, "save", keep)
     rows = []
     for name, width in (("a", 0.1), ("b", 0.1), ("c", 0.3)):  # c: the same shares, fewer trials
         row: dict[str, Any] = {"run": f"{name} [default] (choice)", "model": name}
