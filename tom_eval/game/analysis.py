@@ -12,7 +12,6 @@ so a directory may mix both modes.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +51,7 @@ from tom_eval.report.logs import (
     number,
     once_per_sample,
     read_evals,
+    task_argument,
 )
 from tom_eval.report.stats import (
     balanced,
@@ -376,15 +376,12 @@ def _as_read(records: list[dict[Hashable, Any]]) -> list[dict[str, Any]]:
     for record in read:
         with_file = isinstance(record.get("task_arg_scenario_file"), str)
         for name, reader in readers.items():
-            value = record.get(f"task_arg_{name}")
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)  # a column with gaps holds its whole numbers as floats
-            if not isinstance(value, str | list | int) or (name == "ids" and with_file):
+            if name == "ids" and with_file:
                 continue
             try:
-                if isinstance(value, str) and value.startswith("["):
-                    value = json.loads(value)  # a list argument, as evals_df keeps it
-                record[f"task_arg_{name}"] = reader(value)
+                value = task_argument(record.get(f"task_arg_{name}"))
+                if isinstance(value, str | list | int):
+                    record[f"task_arg_{name}"] = reader(value)
             except (InputError, ValueError):
                 continue
     return read

@@ -20,6 +20,7 @@ from inspect_ai.analysis import EvalColumn, EvalColumns, evals_df
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
 from tom_eval.errors import InputError
+from tom_eval.task_args import LARGEST
 
 CALL_CONFIG = (
     "max_retries",
@@ -55,12 +56,11 @@ THINKING_SETTINGS = (
 thinking pair's two runs differ in these alone (`other_settings`)."""
 SHOWN_CHARACTERS = 40
 """A longer setting (a system message, say) is shown by its start and its digest."""
-_INT64 = range(-(2**63), 2**63)
 
 
 def _within_int64(value: Any) -> Any:
     """`value` with every integer a table column cannot hold (beyond 64 bits) as its text."""
-    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+    if isinstance(value, int) and not isinstance(value, bool) and not -LARGEST <= value < LARGEST:
         return str(value)
     if isinstance(value, list):
         return [_within_int64(item) for item in value]
@@ -391,6 +391,16 @@ def thinking(config: Any, args: Any) -> str:
     return "default"
 
 
+def task_argument(value: Any) -> Any:
+    """A task argument as evals_df keeps it, back as the task got it: a list from its JSON
+    text, a whole number from the float a column with gaps holds it as."""
+    if isinstance(value, str) and value.startswith("["):
+        return json.loads(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def changed_settings(row: dict[str, Any], defaults: dict[str, object]) -> list[str]:
     """`name=value` for each task argument of an eval row that differs from its default."""
     parts = []
@@ -398,12 +408,9 @@ def changed_settings(row: dict[str, Any], defaults: dict[str, object]) -> list[s
         value = row.get(f"task_arg_{name}")
         if value is None or (isinstance(value, float) and math.isnan(value)):
             continue
-        if isinstance(value, str) and value.startswith("["):
-            value = json.loads(value)  # a list argument, as evals_df keeps it
+        value = task_argument(value)
         if isinstance(value, list):
             value = ",".join(str(v) for v in value)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # a column with gaps holds its whole numbers as floats
         if str(value).lower() != str(default).lower():
             parts.append(f"{name}={value}")
     return parts
