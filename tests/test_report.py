@@ -883,3 +883,47 @@ def test_a_thinking_pair_differs_in_thinking_alone() -> None:
     assert pairs[["without", "with"]].to_numpy().tolist() == [
         ["m [off, temperature=0.0] (choice)", "m [on, temperature=0.0] (choice)"]
     ]
+
+
+@pytest.mark.parametrize(
+    ("config", "args", "expected"),
+    [
+        ({"reasoning_effort": "high"}, {}, "on"),
+        ({"reasoning_effort": "none"}, {}, "off"),
+        ({"reasoning_tokens": 0}, {}, "off"),
+        ({"effort": "low"}, {}, "default"),  # Anthropic's effort sizes any reply
+        ({}, {"enable_thinking": False}, "off"),
+        ({"extra_body": {"chat_template_kwargs": {"enable_thinking": False}}}, {}, "off"),
+        ({"extra_body": {"chat_template_kwargs": {"enable_thinking": True}}}, {}, "on"),
+        ({"extra_body": {"thinking": {"type": "enabled", "budget_tokens": 2048}}}, {}, "on"),
+        ({"extra_body": {"thinking": {"type": "disabled"}}}, {}, "off"),
+        ({"extra_body": {"reasoning": {"enabled": False}}}, {}, "off"),
+        ({"extra_body": {"reasoning": {"effort": "high"}}}, {}, "on"),
+        ({"extra_body": {"thinking_config": {"thinking_budget": 0}}}, {}, "off"),
+        ({"extra_body": {"options": {"enabled": False, "type": "disabled"}}}, {}, "default"),
+    ],
+)
+def test_thinking_is_read_from_extra_body_too(
+    config: dict[str, Any], args: dict[str, Any], expected: str
+) -> None:
+    """vLLM's, OpenRouter's and Google's switches ride in `extra_body`: a run with thinking
+    turned off there is "off", so the report pairs it with the same model thinking."""
+    from tom_eval.report.logs import thinking
+
+    assert thinking(json.dumps(config), json.dumps(args)) == expected
+
+
+def test_an_extra_body_field_apart_from_thinking_still_tells_runs_apart() -> None:
+    """Two runs whose `extra_body` differ in a sampling field are no thinking pair; two that
+    differ in its thinking switch alone are."""
+    from tom_eval.report.logs import THINKING_SETTINGS
+
+    def other(extra_body: dict[str, Any]) -> str:
+        config = json.dumps({"temperature": 0.0, "extra_body": extra_body})
+        return model_settings_label(config, "{}", THINKING_SETTINGS)
+
+    off = {"chat_template_kwargs": {"enable_thinking": False}, "top_k": 20}
+    on = {"chat_template_kwargs": {"enable_thinking": True}, "top_k": 20}
+    assert other(off) == other(on) == 'extra_body={"top_k": 20}, temperature=0.0'
+    assert other(off) != other(on | {"top_k": 40})
+    assert other({"chat_template_kwargs": {"enable_thinking": True}}) == "temperature=0.0"

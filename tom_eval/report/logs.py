@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlparse
@@ -47,13 +47,19 @@ THINKING_SETTINGS = (
     "reasoning_mode",
     "reasoning_history",
     "effort",
-    "extra_body",
     "reasoning_enabled",
     "enable_thinking",
     "thinking",
+    "reasoning",
+    "thinking_config",
+    "thinking_budget",
+    "budget_tokens",
 )
-"""Generate-config fields and model args that switch or size a model's thinking: a
-thinking pair's two runs differ in these alone (`other_settings`)."""
+"""Generate-config fields and model args that switch or size a model's thinking, and the
+same names at any depth of `extra_body` (`{"chat_template_kwargs": {"enable_thinking":
+false}}` for vLLM, `{"reasoning": {"enabled": true}}` for OpenRouter): a thinking pair's two
+runs differ in these alone (`other_settings`), so another `extra_body` field still tells
+runs apart."""
 SHOWN_CHARACTERS = 40
 """A longer setting (a system message, say) is shown by its start and its digest."""
 
@@ -357,38 +363,70 @@ def model_settings_label(config: Any, args: Any, leave_out: Sequence[str] = ()) 
     """The settings of a run's model that shape its replies, or "default": the generate
     config's (not `CALL_CONFIG`) and every model arg (thinking switches, a model_path, a
     seed... None is what a log keeps of an arg it cannot store, such as a function), but
-    those in `leave_out`."""
+    those in `leave_out`, which are left out of `extra_body` too."""
     settings = {
         key: value
         for key, value in json_object(config).items()
         if key not in CALL_CONFIG and value is not None
     }
     settings |= {key: value for key, value in json_object(args).items() if value is not None}
-    settings = {key: value for key, value in settings.items() if key not in leave_out}
+    settings = _without(settings, leave_out)
     shown = {key: _shown(value) for key, value in settings.items()}
     return ", ".join(f"{key}={value}" for key, value in sorted(shown.items())) or "default"
 
 
+def _without(settings: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """`settings` without the keys `names`, at any depth of the dicts they hold, and
+    without a dict that held nothing else (`chat_template_kwargs` of `enable_thinking`
+    alone)."""
+    kept = {
+        key: _without(value, names) if isinstance(value, dict) else value
+        for key, value in settings.items()
+        if key not in names
+    }
+    return {key: value for key, value in kept.items() if value != {}}
+
+
 def _shown(value: Any) -> str:
+    """A setting as a label shows it: text as it is, a dict or list as JSON, a number or
+    switch as Python writes it (`0.0`, `True`, as the labels always have)."""
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     if len(text) <= SHOWN_CHARACTERS:
-        return text if isinstance(value, str) else str(value)
+        return text if isinstance(value, str | dict | list) else str(value)
     digest = hashlib.sha256(text.encode()).hexdigest()[:8]
     return f"{text[: SHOWN_CHARACTERS - 10]}...#{digest}"
 
 
 def thinking(config: Any, args: Any) -> str:
-    """off, on, or default (the provider decides)."""
-    settings = json_object(config) | json_object(args)
-    effort, tokens = settings.get("reasoning_effort"), settings.get("reasoning_tokens")
-    enabled = settings.get(
-        "reasoning_enabled", settings.get("enable_thinking", settings.get("thinking"))
-    )
-    if effort == "none" or tokens == 0 or enabled is False:
+    """off, on, or default (the provider decides), from the settings of `THINKING_SETTINGS`
+    at any depth (`extra_body`'s included): off if any turns thinking off (an effort of
+    "none", a budget of 0, a switch set to false or "disabled"), on if any asks for it."""
+    verdicts = set(_thinking_verdicts(json_object(config) | json_object(args)))
+    if "off" in verdicts:
         return "off"
-    if effort is not None or (tokens or 0) > 0 or enabled is True:
-        return "on"
-    return "default"
+    return "on" if "on" in verdicts else "default"
+
+
+def _thinking_verdicts(settings: dict[str, Any], within: str = "") -> Iterator[str]:
+    """The verdict, on or off, of each setting that switches or sizes thinking; `within` is the
+    thinking setting holding these (`thinking`'s `type`, `reasoning`'s `enabled` and
+    `effort`: Anthropic's own `effort` sizes a reply, thinking or not)."""
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            yield from _thinking_verdicts(value, key if key in THINKING_SETTINGS else within)
+        elif value is None:
+            continue
+        elif key == "reasoning_effort" or (key == "effort" and within):
+            yield "off" if value == "none" else "on"
+        elif key in ("reasoning_tokens", "budget_tokens", "thinking_budget"):
+            yield "off" if value == 0 else "on"
+        elif isinstance(value, bool) and (
+            key in ("reasoning_enabled", "enable_thinking", "thinking")
+            or (key == "enabled" and within)
+        ):
+            yield "on" if value else "off"
+        elif key == "type" and within and value in ("enabled", "adaptive", "disabled"):
+            yield "off" if value == "disabled" else "on"
 
 
 def task_argument(value: Any) -> Any:
