@@ -262,6 +262,29 @@ def test_the_report_pools_the_logs_of_one_run(tmp_path: Path) -> None:
     assert any("20 sample(s) also in a later or fuller log of the run" in w for w in warnings)
 
 
+def test_two_sessions_of_one_run_are_read_from_one_copy(tmp_path: Path) -> None:
+    """Logs of one run whose eval metadata differ are two sessions, and both keep their
+    samples; a coherence run is one set of answers, so each item is read from the
+    preferred log alone, for the answers and the shares alike."""
+    whole = run(tmp_path / "whole", "tom/random-agent", limit=30, domain="movie", task="AP,BI")
+    folder = tmp_path / "sessions"
+    other = whole.model_copy(deep=True)
+    for sample in other.samples or []:  # an older session that read nothing
+        score = (sample.scores or {})["coherence_scorer"]
+        score.value = cast(dict[str, float], score.value) | {"read": 0.0, "reply_answers": 0.0}
+        sample.uuid = f"other-{sample.uuid}"
+    other.eval.eval_id, other.eval.metadata = "other", {"session": "b"}
+    other.eval.created = "2026-01-01T00:00:00+00:00"
+    for name, log in (("whole", whole), ("other", other)):
+        write_eval_log(log, str(folder / f"2026-01-01T00-00-00+00-00_coherence_{name}.eval"))
+    _, warnings = write_report([folder], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "coherence.csv").to_dict("records")
+    assert row["items"] == 30
+    for key, value in metrics(whole).items():
+        assert row[key] == pytest.approx(value), key
+    assert any("30 sample(s) also in another session of the run" in w for w in warnings)
+
+
 def test_the_report_of_a_run_with_epochs_and_settings_is_the_logs_own(tmp_path: Path) -> None:
     """With epochs, the log's metrics read each item's first epoch (Inspect's reducer keeps
     its metadata), and so does the report; the rational agent's settings are read from the
