@@ -282,7 +282,7 @@ def test_two_sessions_of_one_run_are_read_from_one_copy(tmp_path: Path) -> None:
     assert row["items"] == 30
     for key, value in metrics(whole).items():
         assert row[key] == pytest.approx(value), key
-    assert any("30 sample(s) also in another session of the run" in w for w in warnings)
+    assert any("30 sample(s) also in a later or fuller log of the run" in w for w in warnings)
 
 
 def test_the_report_of_a_run_with_epochs_and_settings_is_the_logs_own(tmp_path: Path) -> None:

@@ -119,11 +119,11 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
         )
     rows = []
     if present:
-        frame = once_per_sample(frame, evals, context.warnings)
+        # One set of answers: a second session's copies (other eval metadata) are left out.
+        frame = once_per_sample(frame, evals, context.warnings, one_session=True)
         preferred = by_preference(evals).drop_duplicates("run", keep="last")
         settings = preferred.set_index("run")["log"]
-        scored = _one_session(_scored(frame, evals, context.warnings), evals, context.warnings)
-        for run, group in scored.groupby("run", sort=False):
+        for run, group in _scored(frame, evals, context.warnings).groupby("run", sort=False):
             # An item's first scored epoch, whose metadata Inspect's reducer keeps for the
             # metrics (its distribution, or none that was read).
             first = group.sort_values("epoch", kind="stable").drop_duplicates("id")
@@ -150,7 +150,6 @@ def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd
     samples = pd.DataFrame(
         {
             "run": frame["eval_id"].map(evals.set_index("eval_id")["run"]),
-            "eval_id": frame["eval_id"],
             "id": frame["id"],
             "epoch": frame["epoch"],
             "values": frame.get("score_coherence_scorer", none).map(json_object),
@@ -161,22 +160,6 @@ def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd
     for run, count in samples.loc[~scored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
     kept: pd.DataFrame = samples[scored]
-    return kept
-
-
-def _one_session(samples: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
-    """Each item and epoch of a run once, from its preferred log: `once_per_sample` keeps
-    the samples of every session of a run (logs whose eval metadata differ), but a
-    coherence run is one set of answers, so the answers and the shares read one copy."""
-    order = {eval_id: rank for rank, eval_id in enumerate(by_preference(evals)["eval_id"])}
-    ranked = samples.assign(rank=samples["eval_id"].map(order)).sort_values("rank", kind="stable")
-    repeated = ranked.duplicated(["run", "id", "epoch"], keep="last")
-    for run, count in ranked.loc[repeated, "run"].value_counts().sort_index().items():
-        warnings.append(
-            f"{run}: {count} sample(s) also in another session of the run (logs whose eval "
-            "metadata differ); each item read from the preferred log"
-        )
-    kept: pd.DataFrame = samples[~repeated.reindex(samples.index)]
     return kept
 
 

@@ -204,24 +204,26 @@ def by_preference(evals: pd.DataFrame) -> pd.DataFrame:
     return ranked
 
 
-def once_per_sample(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
+def once_per_sample(
+    frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str], one_session: bool = False
+) -> pd.DataFrame:
     """`samples_df` rows with each sample and epoch of a run once: a copy that did not
     error, from its preferred log (`by_preference`; `evals` names each log's `run`). A run
     whose logs overlap (a `--limit` try, then the whole run, into one folder) would count
     the shared samples twice, and a copy that errored in the preferred log would hide one
     scored in another. Logs whose eval metadata differ are separate sessions and keep every
     sample (two recorded runs of one model, two participants), and so do people's runs,
-    named or not."""
+    named or not, unless `one_session` (a run whose metrics read one set of answers)."""
     order = {eval_id: rank for rank, eval_id in enumerate(by_preference(evals)["eval_id"])}
     logs = evals.set_index("eval_id")
     metadata = logs["metadata"] if "metadata" in logs else pd.Series(None, index=logs.index)
     errors = frame["error"] if "error" in frame else pd.Series("", index=frame.index)
     ranked = frame.assign(
         run=frame["eval_id"].map(logs["run"]),
-        session=frame["eval_id"].map(metadata.map(str)),
+        session=frame["eval_id"].map(metadata.map(str)) if not one_session else "",
         completed=errors.fillna("").astype(str) == "",
         rank=frame["eval_id"].map(order),
-        person=frame["eval_id"].map(logs["person"]).astype(bool),
+        person=frame["eval_id"].map(logs["person"]).astype(bool) & (not one_session),
     ).sort_values(["completed", "rank"], kind="stable")
     sessions = ranked[~ranked["person"]]
     repeated = sessions.duplicated(["run", "session", "id", "epoch"], keep="last")
