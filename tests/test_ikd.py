@@ -50,6 +50,22 @@ from tom_eval.report.writer import write_report
             Verdict(True, "No one could have known the code", "logical_error"),
         ),
         ("Conclusion: maybe", Verdict(None, "", None)),
+        # A quoted sentence of the story is a quote, whatever its first word.
+        (
+            'Logical Error: "Nothing in his face surprised her."\nConclusion: Yes',
+            Verdict(True, "Nothing in his face surprised her", "conclusion"),
+        ),
+        (
+            "Logical Error: Nothing in his face surprised her when he told Lena.",
+            Verdict(True, "Nothing in his face surprised her when he told Lena", "logical_error"),
+        ),
+        ('Logical Error: "NA"', Verdict(False, "", "logical_error")),
+        ("Logical Error: None of the sentences is wrong.", Verdict(False, "", "logical_error")),
+        # The bold label's closing, then the verdict on the next line.
+        (
+            "**Logical Error:**\nThe story contains no logical errors.\n\n**Conclusion:**\nNo",
+            Verdict(False, "", "conclusion"),
+        ),
     ],
 )
 def test_the_conclusion_and_the_quote_are_read(reply: str, expected: Verdict) -> None:

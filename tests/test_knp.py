@@ -60,6 +60,9 @@ def option_lines(prompt: str) -> dict[str, str]:
         ("Answer: Option B.", ("B", "answer_line")),
         ("Final answer: (A)", ("A", "answer_line")),
         ("Answer: B\n...\nAnswer: A", ("A", "answer_line")),
+        # The authors' bold label, the letter on the line after it.
+        ("**Reasoning:** x\n**Answer:**\nB", ("B", "answer_line")),
+        ("**Answer:**\n\n**A**", ("A", "answer_line")),
         ("Answer: walk north along the lake", ("A", "answer_line_text")),
         ("B", ("B", "bare_letter")),
         (" **A.** ", ("A", "bare_letter")),

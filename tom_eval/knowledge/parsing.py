@@ -36,7 +36,8 @@ def _after_label(reply: str, label: str, line_start: bool = False) -> str | None
     """The text after the last `label:` (markdown bold allowed around the label and the
     colon) to the end of the reply; None without one."""
     start = r"(?:^|\n)[ \t>#\-*_]*" if line_start else r"(?<![A-Za-z])"
-    found = list(re.finditer(rf"{start}{_BOLD}(?i:{label}){_BOLD}{_COLON}", reply))
+    # The bold closing after the colon ("**Answer:**") is the label's, not the answer's.
+    found = list(re.finditer(rf"{start}{_BOLD}(?i:{label}){_BOLD}{_COLON}{_BOLD}", reply))
     return reply[found[-1].end() :] if found else None
 
 
@@ -136,11 +137,18 @@ def open_answer(reply: str) -> str:
 
 VerdictMethod = Literal["conclusion", "logical_error"]
 _NOTHING = re.compile(
-    r"no|(?:na|n a|none|nothing|not applicable|(?:there (?:is|are|was|were) )?no (?:logical )?"
-    r"(?:errors?|inconsistenc(?:y|ies)|issues?|problems?))(?: .*)?"
+    r"no|(?:na|n a|none|nothing|not applicable)(?: \S+){0,4}|none of the (?:sentences?|"
+    r"statements?|events?|above)(?: .*)?|(?:there (?:is|are|was|were) |(?:the|this) story "
+    r"(?:contains|has) )?no (?:logical )?"
+    r"(?:errors?|inconsistenc(?:y|ies)|issues?|problems?)(?: .*)?"
 )
-"""What says there is no error where the quote would be: "NA", "None found", "No logical
-errors", "There are no logical errors: ..." (over the section's lower-case words)."""
+"""What says there is no error where the quote would be: "NA", "None found", "Nothing to
+report", "None of the sentences...", "No logical errors", "There are no logical errors:
+...", "The story contains no logical errors" (over the section's lower-case words). A longer text opening with "None" or "Nothing"
+is a sentence of the story ("Nothing in his face surprised her...")."""
+_DENIALS = re.compile(r"na|n a|none|nothing|not applicable|no")
+"""What a quoted section may still say for "no error" ("NA", as the format asks)."""
+_QUOTE_MARKS = "\"'\u201c\u2018"
 
 
 @dataclass(frozen=True)
@@ -183,8 +191,11 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
     if section is None:
         return None
     end = re.search(rf"(?:^|\n){_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}", section)
-    quote = _clean(section[: end.start()] if end else section)
-    return "" if _NOTHING.fullmatch(" ".join(words(quote))) else quote
+    text = section[: end.start()] if end else section
+    quote, said = _clean(text), " ".join(words(text))
+    # Sentences in quotation marks are the story's, whatever their first word.
+    quoted = text.lstrip(" \t\r\n*_>-").startswith(tuple(_QUOTE_MARKS))
+    return "" if (_DENIALS if quoted else _NOTHING).fullmatch(said) else quote
 
 
 # ---------------------------------------------------------------------------------- judge
