@@ -100,12 +100,13 @@ def false_belief(
             name = f"tom-eval false-belief seed {seed}"
         if not items:
             raise InputError("no tasks: contents and transfer are both 0")
-    dataset, subset = sample_subset(
-        false_belief_dataset(items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence),
-        size,
-        subset_seed,
-        by_metadata("family"),
-    )
+        # Inside: a file's item whose prompts clash is refused by the dataset.
+        dataset, subset = sample_subset(
+            false_belief_dataset(items, name, CHAT_PREFIX if prefix else "", sentence_by_sentence),
+            size,
+            subset_seed,
+            by_metadata("family"),
+        )
     return Task(
         dataset=dataset,
         solver=complete_stories(chosen, samples),

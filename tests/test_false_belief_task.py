@@ -4,6 +4,7 @@ variant, and the reading of completions."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -267,6 +268,22 @@ def test_saved_items_play_like_generated_ones(tmp_path: Path) -> None:
     (log,) = inspect_eval(task, model="tom/reality-biased", log_dir=str(tmp_path), display="none")
     assert [sample.id for sample in log.samples or []] == ["contents-01", "transfer-01"]
     assert metric(log, "belief") == 0.75
+
+
+def test_an_item_whose_prompts_clash_is_a_one_line_error(tmp_path: Path) -> None:
+    """A hand-made story that never names the key words reads the same reversed, with the
+    answers swapped: the task refuses the file as a bad argument, not with a traceback."""
+    from tom_eval.cli import main
+
+    items = tmp_path / "items.jsonl"
+    assert main(["false-belief-items", "--out", str(items), "--transfer", "0"]) == 0
+    record = json.loads(items.read_text().splitlines()[0])
+    record["stories"] = [s for s in record["stories"] if not s["reversed"]]  # derived
+    story = next(s for s in record["stories"] if s["condition"] == "open_container")
+    story["text"] = "Yusuf sees a jar. He opens it."
+    items.write_text(json.dumps(record) + "\n")
+    with pytest.raises(PrerequisiteError, match="two prompts read the same but differ"):
+        false_belief(item_file=str(items))
 
 
 def test_logprobs_count_whole_words_plurals_and_pieces_not_articles(tmp_path: Path) -> None:
