@@ -109,13 +109,14 @@ def test_sampling_counts_first_words(tmp_path: Path) -> None:
 
 
 def scripted(word: str, with_logprobs: bool) -> Any:
-    """A model that always answers `word`, with log-probabilities of 0.7 for it and 0.3
-    for whatever else, or none at all; usage set so nothing is downloaded."""
+    """A model that always answers `word` (nothing at all for ""), with log-probabilities
+    of 0.7 for it and 0.3 for whatever else, or none at all; usage set so nothing is
+    downloaded."""
 
     def output(
         input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
     ) -> ModelOutput:
-        result = ModelOutput.from_content("mockllm/model", f" {word} and more")
+        result = ModelOutput.from_content("mockllm/model", f" {word} and more" if word else "")
         result.usage = ModelUsage(input_tokens=10, output_tokens=3, total_tokens=13)
         if with_logprobs and config.logprobs:
             top = [TopLogprob(token=f" {word}", logprob=math.log(0.7))]
@@ -137,6 +138,19 @@ def test_scripted_outputs_with_and_without_logprobs(tmp_path: Path, with_logprob
     assert all(c["p_right"] is None for c in answered)
     assert all(c["correct"] == (c["expected"] is None) for c in answered)
     assert metric(log, "solved") == 0.0
+
+
+PERTURBED = {"contents": 1, "transfer": 0, "perturbations": True}
+
+
+@pytest.mark.parametrize("estimator", ["first_word", "sampling"])
+def test_an_empty_reply_is_wrong_under_every_estimator(tmp_path: Path, estimator: str) -> None:
+    """Even where no key is wanted (a protagonist who cannot read): an empty reply names
+    no key, but it is no answer either, for the draws as for the one reply."""
+    log = run(tmp_path, scripted("", False), estimator=estimator, samples=3, **PERTURBED)
+    answered = completions(log)
+    assert any(c["expected"] is None for c in answered)
+    assert not any(c["correct"] for c in answered)
 
 
 def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path: Path) -> None:

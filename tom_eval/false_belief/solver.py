@@ -92,7 +92,7 @@ async def _answer(
     name = f"{prompt['condition']}{' reversed' if prompt['reversed'] else ''}: {prompt['kind']}"
     if "step" in prompt:
         name += f" after sentence {prompt['step']}"
-    used = estimator
+    used, draws_right = estimator, None
     async with span(name):
         message: list[ChatMessage] = [ChatMessageUser(content=text)]
         config = GenerateConfig(logprobs=True, top_logprobs=TOP_LOGPROBS)
@@ -103,7 +103,10 @@ async def _answer(
         if estimator == "sampling" or (estimator == "logprobs" and probability is None):
             used = "sampling"
             drawn = await collect(*(_sample(model, message, index) for index in range(samples)))
-            probability = from_samples([first_word(o.completion, text) for o in drawn], pair)
+            words = [first_word(o.completion, text) for o in drawn]
+            probability = from_samples(words, pair)
+            right = [correct(drawn_word, prompt["expected"], wrong) for drawn_word in words]
+            draws_right = sum(right) / len(right)
     word = first_word(output.completion, text)
     by_word = correct(word, prompt["expected"], wrong)
     result = prompt | {
@@ -115,18 +118,29 @@ async def _answer(
         "p_wrong": None if probability is None else probability.second,
         "key_mass": None if probability is None else probability.mass,
     }
-    result["correct"] = by_word if used == "first_word" else _likely_right(prompt, probability)
+    result["correct"] = (
+        by_word
+        if used == "first_word"
+        else _likely_right(prompt["expected"], probability, draws_right)
+    )
     return result
 
 
-def _likely_right(prompt: dict[str, Any], probability: KeyProbability | None) -> bool:
+def _likely_right(
+    expected: str | None, probability: KeyProbability | None, draws_right: float | None
+) -> bool:
     """Judged by probability: the key the prompt should name is the more probable one.
-    With no right key (a protagonist who cannot read), right when the wrong key is not
-    the likely answer, counting the answers that name neither key. Without any estimate
-    (no key word sampled), right only when no key is wanted."""
+    With no right key (a protagonist who cannot read), right when most answers are right
+    by the first-word rule (`draws_right`, the share of sampled draws that are a word and
+    not the wrong key, so an empty or refused reply counts against, as it does for
+    `first_word`), or, from log-probabilities, when the wrong key's own probability is
+    below one half. Without any estimate (no key word sampled), wrong where a key is
+    wanted."""
+    if expected is None and draws_right is not None:
+        return draws_right > 0.5
     if probability is None:
-        return prompt["expected"] is None
-    if prompt["expected"] is None:
+        return expected is None
+    if expected is None:
         return probability.second * probability.mass < 0.5
     return probability.first > probability.second
 

@@ -144,8 +144,9 @@ _NOTHING = re.compile(
 )
 """What says there is no error where the quote would be: "NA", "None found", "Nothing to
 report", "None of the sentences...", "No logical errors", "There are no logical errors:
-...", "The story contains no logical errors" (over the section's lower-case words). A longer text opening with "None" or "Nothing"
-is a sentence of the story ("Nothing in his face surprised her...")."""
+...", "The story contains no logical errors" (over the section's lower-case words). A
+longer text opening with "None" or "Nothing" is a sentence of the story ("Nothing in his
+face surprised her...")."""
 _DENIALS = re.compile(r"na|n a|none|nothing|not applicable|no")
 """What a quoted section may still say for "no error" ("NA", as the format asks)."""
 _QUOTE_MARKS = "\"'\u201c\u2018"
