@@ -174,7 +174,7 @@ def tom(
     )
 
 
-VERSION = "3-A"
+VERSION = "4-A"
 """The task's version (eval.yaml): 3 since a ladder's level intervals, and so the test of
 whether it has a span at all, are Price and Bonett's adjusted interval (every other score
 is comparable with 2-A's); A: the interface as 2-D's (README Changelog)."""

@@ -48,7 +48,7 @@ def test_the_span_of_a_known_curve_is_recovered_with_an_interval_around_it() -> 
 
 def test_a_steeper_fall_gives_a_shorter_span() -> None:
     spans = [
-        point_span(trials({name: (3.0, slope) for name in CLASSES}, stories=120), 32)[1]
+        point_span(trials({name: (3.0, slope) for name in CLASSES}, stories=120))[1]
         for slope in (-2.0, -1.0, -0.6)
     ]
     assert spans == sorted(spans)
@@ -58,7 +58,7 @@ def test_classes_are_balanced_not_pooled() -> None:
     """Two classes that stay perfect and one that breaks: the balanced curve falls a third
     of the way, so it never reaches the halfway mark."""
     curve = {"Pass": (6.0, 0.0), "Ask Teammate": (6.0, 0.0), "Tell Teammate": (3.0, -2.0)}
-    status, _, start = point_span(trials(curve, stories=100), 32)
+    status, _, start, _ = point_span(trials(curve, stories=100))
     assert status == "beyond" and start > 0.9
 
 
@@ -87,11 +87,59 @@ def test_measured_shares_per_level_carry_intervals_and_counts() -> None:
     assert shares[0][0] == pytest.approx(1 / (1 + np.exp(-3.0)), abs=0.06)
 
 
-def test_a_fit_that_starts_at_chance_has_a_span_of_zero(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Level 0 measured well above chance, the fitted curve already at it: the span is 0,
-    not an interpolation towards the curve's far end."""
-    from tom_eval.game import span as module
+def steps(shares: dict[float, dict[str, float]], stories: int = 20) -> list[Trial]:
+    """Trials whose share optimal at each level and class is exactly as given."""
+    return [
+        Trial(f"{expected}-{story}", expected, level, float(story < share * stories))
+        for level, classes in shares.items()
+        for expected, share in classes.items()
+        for story in range(stories)
+    ]
 
-    monkeypatch.setattr(module, "balanced_curve", lambda trials, levels: 0.3 - levels / 1000)
-    perfect = [Trial(f"s{i}", CLASSES[i % 3], 0, 1.0) for i in range(30)]
-    assert point_span(perfect, 32) == ("within", 0.0, 0.3)
+
+def test_levels_above_the_crossing_do_not_move_the_span() -> None:
+    """A player that levels off above chance (as a bounded memory does): the span is where
+    its measured curve crosses the mark, however many levels at the floor follow."""
+    fall = {0.0: 1.0, 2.0: 0.8, 4.0: 0.55}
+    floor = {8.0: 0.55, 16.0: 0.55, 32.0: 0.55, 64.0: 0.55}
+    shares = {level: dict.fromkeys(CLASSES, value) for level, value in (fall | floor).items()}
+    spans = {
+        top: point_span(steps({level: c for level, c in shares.items() if level <= top}))
+        for top in (4.0, 16.0, 64.0)
+    }
+    # The mark is (1 + 1/3) / 2 = 2/3, crossed a third of the way from x = log2(3) to log2(5).
+    x = math.log2(3) + (0.8 - 2 / 3) / (0.8 - 0.55) * (math.log2(5) - math.log2(3))
+    for top, (status, level, start, reached) in spans.items():
+        assert (status, start, reached) == ("within", 1.0, top)
+        assert level == pytest.approx(2**x - 1)
+
+
+def test_noise_cannot_make_the_curve_climb_back() -> None:
+    """A level that scores above the one below it is pooled with it: the curve falls
+    through the mark once, at the pooled levels' mean."""
+    shares = {0.0: 1.0, 2.0: 0.6, 4.0: 0.7, 8.0: 0.2}
+    status, level, _, _ = point_span(
+        steps({k: dict.fromkeys(CLASSES, v) for k, v in shares.items()})
+    )
+    # Levels 2 and 4 pool to 0.65, below the mark 2/3: the crossing lies between 0 and 2.
+    x = (1.0 - 2 / 3) / (1.0 - 0.65) * math.log2(3)
+    assert status == "within" and level == pytest.approx(2**x - 1)
+
+
+def test_chance_is_a_constant_policys_over_the_classes_played() -> None:
+    """With one expected action, always choosing it is perfect: there is no span to find;
+    with two, chance is 1/2."""
+    one = steps({level: {"Pass": 1.0} for level in (0.0, 2.0, 4.0)})
+    assert span(one, draws=10).status == "none"
+    both = ("Pass", "Ask Teammate")
+    two = steps({0.0: dict.fromkeys(both, 1.0), 2.0: dict.fromkeys(both, 0.7)})
+    # 0.7 is below (1 + 1/2) / 2 = 0.75, though above the three classes' mark of 2/3.
+    assert point_span(two)[0] == "within"
+
+
+def test_a_level_without_every_class_is_left_out() -> None:
+    """A stopped ladder: only Pass reached level 8, where it is perfect. Its balanced
+    accuracy there would be Pass's alone, so the ladder's top is level 4."""
+    shares = {level: dict.fromkeys(CLASSES, 0.9) for level in (0.0, 2.0, 4.0)}
+    status, _, _, top = point_span(steps(shares | {8.0: {"Pass": 1.0}}))
+    assert (status, top) == ("beyond", 4.0)

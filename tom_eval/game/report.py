@@ -38,8 +38,10 @@ MASTERY_TEXT = (
 )
 LADDER_TEXT = (
     "Load ladders (docs/ladder.md): the same base stories at rising load. The span is the "
-    "level at which the fitted balanced accuracy has fallen halfway from its level-0 value "
-    "to chance (1/3), with a 95% bootstrap interval over base stories; 'beyond' means it "
+    "level at which the measured balanced accuracy, made non-increasing and interpolated "
+    "between levels, has fallen halfway from its level-0 value to chance (1/3 with the "
+    "three expected actions), with a 95% bootstrap interval over base stories; 'beyond' "
+    "means it "
     "stays above that mark up to the ladder's top, 'none' that level 0 is not above chance."
 )
 GAMES_TEXT = (

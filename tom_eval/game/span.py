@@ -2,22 +2,29 @@
 breaks, as a level with an interval. Inspect-free.
 
 The ladder plays the same base stories at several load levels (0, 2, 4, ... extra events).
-For each expected-action class (Pass, Ask Teammate, Tell Teammate) a logistic curve is fitted
-to the trials' success on the level, P(optimal) = 1 / (1 + exp(-(a + b x))) with
-x = log2(1 + level), since the levels double; the balanced curve is the mean of the class
-curves, as balanced accuracy is the mean of the class shares. The span is the level at which
-the balanced curve has fallen halfway from its level-0 value to chance (1/3, what any
-constant policy scores):
+At each level the balanced accuracy is measured (the mean over the expected-action classes,
+Pass, Ask Teammate and Tell Teammate, of each class's share optimal); the curve is those
+values made non-increasing (the pool-adjacent-violators fit, each level weighted by its
+trials, so noise cannot make the curve climb back), read between levels by linear
+interpolation on x = log2(1 + level), since the levels double. The span is the level at
+which that curve has fallen **halfway from its level-0 value to chance** (1/k for the k
+classes the ladder plays: what any constant policy scores, 1/3 with all three):
 
 * `span`: that level, when the curve reaches it within the ladder;
 * beyond the ladder: the curve stays above the halfway mark up to the ladder's top;
 * no span: at level 0 the measured balanced accuracy is not above chance (its 95% interval
-  reaches 1/3), so there is nothing to lose.
+  reaches it), so there is nothing to lose.
+
+No curve shape is assumed: a model that levels off above chance (a bounded player keeps
+most Pass scenarios whatever it forgot) has the span its measured curve shows, and levels
+added above the crossing do not move it. A level where one of level 0's classes has no
+trial (a stopped ladder's upper rungs) is left out, since its balanced accuracy would be
+over other classes; the ladder's top is then the highest level with every class.
 
 The interval is a percentile bootstrap over base stories (every level of a base story drawn
 together, since its trials share a story; stories drawn within their expected-action class,
-so every draw has every class), with the same fit in every draw. A run with no span has no
-interval either.
+so every draw has every class), with the same estimate in every draw; a draw whose level 0
+is not above chance has no span and is left out. A run with no span has no interval either.
 """
 
 from __future__ import annotations
@@ -34,10 +41,8 @@ import numpy as np
 from tom_eval.report.stats import balanced
 
 CHANCE = 1 / 3
-"""Balanced accuracy of any constant policy (always pass, always ask)."""
-RIDGE = 0.01
-"""A small penalty on both coefficients: a class right (or wrong) at every level would
-otherwise push them to infinity."""
+"""Balanced accuracy of any constant policy (always pass, always ask) over the three
+expected actions."""
 BOOTSTRAP = 400
 """Resamples of base stories for the interval."""
 
@@ -67,75 +72,68 @@ class Span:
     """The 95% interval's ends; `high` is inf when draws go beyond the ladder, and both are
     NaN when no draw has a span."""
     start: float
-    """The balanced curve at level 0."""
+    """The curve at level 0."""
     top: float
-    """The ladder's highest level."""
+    """The ladder's highest level with every class."""
 
 
-def x_of(levels: np.ndarray) -> np.ndarray:
-    """The covariate: levels double along the ladder."""
-    return np.asarray(np.log2(1 + np.asarray(levels, dtype=float)), dtype=float)
+def non_increasing(values: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """The weighted least-squares non-increasing fit of `values` (pool adjacent violators):
+    a level that scores above the one below it is pooled with it."""
+    blocks: list[tuple[float, float, int]] = []  # (value, weight, levels pooled)
+    for value, weight in zip(values, weights, strict=True):
+        blocks.append((value, weight, 1))
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            (upper, upper_weight, upper_count), (lower, lower_weight, lower_count) = (
+                blocks.pop(-2),
+                blocks.pop(),
+            )
+            pooled = upper_weight + lower_weight
+            mean = (upper * upper_weight + lower * lower_weight) / pooled
+            blocks.append((mean, pooled, upper_count + lower_count))
+    return [value for value, _, count in blocks for _ in range(count)]
 
 
-def fit_class(levels: Sequence[float], successes: Sequence[float]) -> tuple[float, float]:
-    """Intercept and slope of a ridge-penalised logistic regression of success on
-    log2(1 + level), by Newton's method (a success may be fractional: an epoch mean)."""
-    x = np.column_stack([np.ones(len(levels)), x_of(np.asarray(levels, dtype=float))])
-    y = np.asarray(successes, dtype=float)
-    beta = np.zeros(2)
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-(x @ beta)))
-        gradient = x.T @ (y - p) - RIDGE * beta
-        hessian = x.T @ (x * (p * (1 - p))[:, None]) + RIDGE * np.eye(2)
-        step = np.linalg.solve(hessian, gradient)
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-9:
-            break
-    return float(beta[0]), float(beta[1])
-
-
-def balanced_curve(trials: Iterable[Trial], levels: np.ndarray) -> np.ndarray:
-    """The mean over expected-action classes of each class's fitted curve at `levels`."""
-    by_class: dict[str, list[Trial]] = defaultdict(list)
+def curve(trials: Sequence[Trial]) -> tuple[list[float], list[float], float]:
+    """(levels, the non-increasing balanced curve at them, chance) over the levels where
+    every class of level 0 has a trial."""
+    classes = {trial.expected for trial in trials if trial.level == 0}
+    by_level: dict[float, set[str]] = defaultdict(set)
     for trial in trials:
-        by_class[trial.expected].append(trial)
-    curves = []
-    for members in by_class.values():
-        a, b = fit_class([t.level for t in members], [t.success for t in members])
-        curves.append(1 / (1 + np.exp(-(a + b * x_of(levels)))))
-    return np.asarray(np.mean(curves, axis=0), dtype=float)
-
-
-def point_span(trials: Sequence[Trial], top: float) -> tuple[Status, float, float]:
-    """(status, span, level-0 value) of one set of trials; `top` is the ladder's highest
-    level. The crossing is found on a fine grid of levels, then interpolated."""
-    grid = np.concatenate([[0.0], np.geomspace(0.01, top, 2000)]) if top > 0 else np.zeros(1)
-    curve = balanced_curve(trials, grid)
-    start = float(curve[0])
-    _, low, _, _ = level_shares(trial for trial in trials if trial.level == 0).get(
-        0.0, (math.nan, math.nan, math.nan, 0)
+        by_level[trial.level].add(trial.expected)
+    complete = {level for level, present in by_level.items() if present >= classes}
+    shares = level_shares(trial for trial in trials if trial.level in complete)
+    levels = sorted(shares)
+    values = non_increasing(
+        [shares[level][0] for level in levels], [shares[level][3] for level in levels]
     )
-    if not low > CHANCE:
-        return "none", math.nan, start
-    mark = (start + CHANCE) / 2
-    below = np.nonzero(curve <= mark)[0]
-    if len(below) == 0:
-        return "beyond", math.nan, start
-    index = int(below[0])
-    if index == 0:  # the fit starts at or below chance, though level 0 as measured does not
-        return "within", 0.0, start
-    # Linear interpolation between the grid points around the crossing.
-    left, right = curve[index - 1], curve[index]
-    share = (left - mark) / (left - right) if left != right else 0.0
-    return "within", float(grid[index - 1] + share * (grid[index] - grid[index - 1])), start
+    return levels, values, 1 / len(classes) if classes else math.nan
+
+
+def point_span(trials: Sequence[Trial]) -> tuple[Status, float, float, float]:
+    """(status, span, level-0 value, top level) of one set of trials."""
+    levels, values, chance = curve(trials)
+    if not levels or levels[0] != 0:
+        return "none", math.nan, math.nan, max(levels, default=math.nan)
+    start, top = values[0], levels[-1]
+    _, low, _, _ = level_shares(trial for trial in trials if trial.level == 0)[0.0]
+    if not low > chance:
+        return "none", math.nan, start, top
+    mark = (start + chance) / 2
+    for index in range(1, len(levels)):
+        if values[index] <= mark:
+            left, right = values[index - 1], values[index]
+            x_left, x_right = math.log2(1 + levels[index - 1]), math.log2(1 + levels[index])
+            x = x_left + (left - mark) / (left - right) * (x_right - x_left)
+            return "within", 2**x - 1, start, top
+    return "beyond", math.nan, start, top
 
 
 def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span:
     """The span of `trials` with its bootstrap interval over base stories."""
     if not trials:
         return Span("none", math.nan, math.nan, math.nan, math.nan, math.nan)
-    top = max(trial.level for trial in trials)
-    status, level, start = point_span(trials, top)
+    status, level, start, top = point_span(trials)
     if status == "none":
         return Span(status, level, math.nan, math.nan, start, top)
     # Stories are resampled within their expected-action class, so that every draw keeps
@@ -152,7 +150,7 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
             for name in rng.choices(sorted(stories), k=len(stories))
             for trial in stories[name]
         ]
-        kind, value, _ = point_span(resample, top)
+        kind, value, _, _ = point_span(resample)
         if kind != "none":
             spans.append(value if kind == "within" else math.inf)
     if not spans:
@@ -164,8 +162,8 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
 
 
 def level_shares(trials: Iterable[Trial]) -> dict[float, tuple[float, float, float, int]]:
-    """Each level's balanced accuracy as measured (not fitted), with its 95% interval and
-    its number of trials."""
+    """Each level's balanced accuracy as measured (before it is made non-increasing), with
+    its 95% interval and its number of trials."""
     cells: dict[float, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for trial in trials:
         cells[trial.level][trial.expected].append(trial.success)
