@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -58,8 +59,18 @@ def test_every_rung_is_sound_and_carries_exactly_its_load(
             == 1 + solution.assessment.visible_events
         )
         assert solution.decision.optimal == base.decision.optimal
+        assert solution.assessment.labels == base.assessment.labels
     if ladder == "events":
         assert len(rungs) == len(DEFAULT_LEVELS), "the events ladder reaches its top"
+
+
+def test_filler_changes_no_characters_label() -> None:
+    """Not only the spec row's three labels: at seed 0, Id 19's second rep once reached
+    level 16 by a filler event that left D Unknown instead of Believes False."""
+    (row,) = [row for row in ROWS if row.id == 19]
+    rungs = climb_story(row, 2, 0, "events", DEFAULT_LEVELS)
+    base = rungs[0].solution.assessment.labels
+    assert [rung.solution.assessment.labels for rung in rungs] == [base] * len(rungs)
 
 
 def test_the_events_ladder_reaches_its_highest_level_for_every_row() -> None:
@@ -155,11 +166,11 @@ def test_a_constant_policy_has_no_span(tmp_path: Path) -> None:
 
 def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path: Path) -> None:
     """tom/bounded keeps only the last K events: the more it keeps, the longer its span."""
-    spans = {}
+    spans, logs = {}, {}
     for memory in (2, 16):
         model = get_model("tom/bounded", memory=memory)
         log = ladder_run(tmp_path / str(memory), model, ids="all", reps=1, levels="0,2,4,8,16,32")
-        spans[memory] = ladder_metrics(log)["span"]
+        spans[memory], logs[memory] = ladder_metrics(log)["span"], log
     assert 0 < spans[2] < spans[16]
     out = tmp_path / "report"
     report, _ = write_report([tmp_path], report_sections(), out)
@@ -167,6 +178,15 @@ def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path
     assert "## Load ladder" in text
     assert (out / "load_curves.png").stat().st_size > 0
     assert "memory=2" in text and "memory=16" in text
+    # A rung above level 0 is no Extra: the summary's 0A is level 0 alone.
+    summary = pd.read_csv(out / "summary.csv").set_index("model_settings")
+    for memory, log in logs.items():
+        level_0 = [s for s in log.samples or [] if s.metadata["level"] == 0]
+        optimal = [(s.scores or {})["tom_scorer"].value["optimal"] for s in level_0]  # type: ignore[index]
+        assert summary.loc[f"memory={memory}", "0A"] == pytest.approx(
+            sum(optimal) / len(optimal), abs=5e-4
+        )
+        assert summary.loc[f"memory={memory}", "0A_n"] == len(level_0)
 
 
 def test_the_report_counts_the_stories_that_stopped_below_the_top(tmp_path: Path) -> None:

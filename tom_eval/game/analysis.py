@@ -431,7 +431,7 @@ def _samples(
             "sample": frame["id"],
             "epoch": frame["epoch"],
             "spec_id": frame["metadata_id"].astype(int),
-            "extra": frame["metadata_extra"],
+            "extra": _extra(frame),
             "answerer": frame["metadata_answerer"],
             "answerer_role": frame["metadata_answerer_role"],
             "label_self": frame["metadata_label_self"],
@@ -899,6 +899,15 @@ def thinking_pairs(table: pd.DataFrame) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def _extra(frame: pd.DataFrame) -> pd.Series:
+    """Each sample's Extra; none for a ladder's rung above level 0. Level 0 is the very
+    story the default run plays as Extra 0A, but the load above it is the ladder's own
+    scale, which the ladder section reports: counting it as 0A would pool every level."""
+    level = frame.get("metadata_level", pd.Series(math.nan, index=frame.index))
+    extra: pd.Series = frame["metadata_extra"].where(level.isna() | (level == 0))
+    return extra
 
 
 def ladder_trials(samples: pd.DataFrame) -> list[Trial]:

@@ -198,7 +198,7 @@ def _raise(
         for _ in range(CLIMB_ATTEMPTS):
             try:
                 if ladder == "events":
-                    solution = insert_events(row, solution, rng, stretch, _same_ect(base))
+                    solution = insert_events(row, solution, rng, stretch, _same_load(base))
                 else:
                     solution = _add_transitions(row, base, solution, stretch, rng)
                 break
@@ -209,9 +209,15 @@ def _raise(
     return solution
 
 
-def _same_ect(base: Solution) -> Callable[[Solution], bool]:
+def _same_load(base: Solution) -> Callable[[Solution], bool]:
+    """Filler: the base story's ECT count and every character's label (the spec's test
+    covers only the row's three)."""
+
     def keep(solution: Solution) -> bool:
-        return solution.assessment.ect == base.assessment.ect
+        return (
+            solution.assessment.ect == base.assessment.ect
+            and solution.assessment.labels == base.assessment.labels
+        )
 
     return keep
 
@@ -220,15 +226,18 @@ def _add_transitions(
     row: SpecRow, base: Solution, below: Solution, step: int, rng: random.Random
 ) -> Solution:
     """`below` with chunks of perceived events inserted until its ECT count is `step`
-    higher; each chunk must raise the count without overshooting, and keep the labels and
-    the answer."""
+    higher; each chunk must raise the count without overshooting, and keep every
+    character's label and the answer."""
     target = below.assessment.ect + step
     solution = below
     while solution.assessment.ect < target:
         floor = solution.assessment.ect
 
         def keep(candidate: Solution, floor: int = floor) -> bool:
-            return floor < candidate.assessment.ect <= target
+            return (
+                floor < candidate.assessment.ect <= target
+                and candidate.assessment.labels == base.assessment.labels
+            )
 
         for _ in range(INSERT_ATTEMPTS):
             candidate = with_chunk(solution.scenario, rng, rng.randint(1, 3))

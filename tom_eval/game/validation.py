@@ -112,8 +112,9 @@ def extra_group_violations(solutions: dict[str, Solution]) -> list[str]:
 def ladder_violations(ladder: str, base: Solution, level: int, solution: Solution) -> list[str]:
     """The load of one rung of a ladder (`game.ladder`) against its base story: on the
     events ladder, `level` more events A perceives and the same ECT count; on the ECT
-    ladder, `level` more ECTs. Both keep the base story's answer: the same contents at the
-    end and the same belief of A."""
+    ladder, `level` more ECTs. Both keep the base story's answer and labels: the same
+    contents at the end, the same belief of A and every character's label (not only the
+    spec row's three), so the load is all a rung adds."""
     ect, visible = solution.assessment.ect, solution.assessment.visible_events
     base_ect, base_visible = base.assessment.ect, base.assessment.visible_events
     problems = []
@@ -129,4 +130,11 @@ def ladder_violations(ladder: str, base: Solution, level: int, solution: Solutio
         base.assessment.self_belief,
     ):
         problems.append("the contents or A's belief differ from the base story's")
+    changed = [
+        player
+        for player, label in solution.assessment.labels.items()
+        if base.assessment.labels.get(player) != label
+    ]
+    if changed:
+        problems.append(f"the labels of {', '.join(changed)} differ from the base story's")
     return problems
