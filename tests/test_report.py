@@ -927,3 +927,13 @@ def test_an_extra_body_field_apart_from_thinking_still_tells_runs_apart() -> Non
     assert other(off) == other(on) == 'extra_body={"top_k": 20}, temperature=0.0'
     assert other(off) != other(on | {"top_k": 40})
     assert other({"chat_template_kwargs": {"enable_thinking": True}}) == "temperature=0.0"
+
+
+def test_wilsons_ends_are_exact_at_none_and_all() -> None:
+    """No success has a lower end of exactly 0, all successes an upper end of exactly 1
+    (the arithmetic alone leaves 1e-17 in a CSV)."""
+    from tom_eval.report.stats import wilson as report_wilson
+
+    for trials in range(1, 200):
+        assert report_wilson(0, trials)[0] == 0.0
+        assert report_wilson(trials, trials)[1] == 1.0

@@ -21,7 +21,10 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     half = (
         z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
     )
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 and at 1 the ends are exact; the arithmetic leaves them 1e-17 off.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
 def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float, float, float]:
