@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -182,7 +182,8 @@ def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path
     summary = pd.read_csv(out / "summary.csv").set_index("model_settings")
     for memory, log in logs.items():
         level_0 = [s for s in log.samples or [] if s.metadata["level"] == 0]
-        optimal = [(s.scores or {})["tom_scorer"].value["optimal"] for s in level_0]  # type: ignore[index]
+        values = [cast(dict[str, float], (s.scores or {})["tom_scorer"].value) for s in level_0]
+        optimal = [value["optimal"] for value in values]
         assert summary.loc[f"memory={memory}", "0A"] == pytest.approx(
             sum(optimal) / len(optimal), abs=5e-4
         )

@@ -199,3 +199,11 @@ def test_from_python_the_first_call_stops_the_eval_in_one_line(tmp_path: Path) -
     for folder in ("first", "second"):
         [log] = (tmp_path / folder).iterdir()
         assert read_eval_log(str(log), header_only=True).status == "cancelled"
+
+
+def test_an_unknown_arg_lists_what_the_player_takes() -> None:
+    """`memory` is listed as tom/bounded's own, not as an arg tom/oracle would take."""
+    with pytest.raises(
+        PrerequisiteError, match=r"takes: latency, seed, memory \(tom/bounded only\)"
+    ):
+        get_model("tom/oracle", foo=1)

@@ -206,7 +206,7 @@ class ReferencePlayer(LocalProvider):
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "latency": Arg(0.0, number, **at_least(0)),
         "seed": Arg(0, whole),
-        "memory": Arg(None, whole, **at_least(1)),
+        "memory": Arg(None, whole, only="tom/bounded", **at_least(1)),
     }
     latency: float
     seed: int

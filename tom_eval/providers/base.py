@@ -96,6 +96,9 @@ class Arg:
     allowed: Callable[[Any], bool] = lambda value: True
     rule: str = ""
     """What `allowed` asks, for the error: e.g. "at least 1"."""
+    only: str = ""
+    """The one model of the provider that takes it (`tom/bounded`), named where the args
+    are listed."""
 
 
 def at_least(minimum: float) -> dict[str, Any]:
@@ -111,7 +114,12 @@ def read_args(
     provider (a typo such as `-M sede=3` would otherwise be ignored)."""
     rest = {name: value for name, value in given.items() if name not in declared}
     if strict and rest:
-        takes = ", ".join(declared) or "none"
+        takes = (
+            ", ".join(
+                f"{name} ({arg.only} only)" if arg.only else name for name, arg in declared.items()
+            )
+            or "none"
+        )
         raise refused(f"{provider}: unknown model arg '{next(iter(rest))}' (takes: {takes})")
     values = {}
     for name, arg in declared.items():
