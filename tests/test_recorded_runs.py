@@ -44,7 +44,7 @@ def test_over_every_shared_run_the_parser_agrees_with_the_references_judgement()
         ("openai-gpt-5.2_lowthink", {"reasoning_effort": "low"}, {}),
         ("deepseek-r1", {"reasoning_tokens": 1024}, {}),
         ("anthropic-claude-opus-4.6", {}, {"reasoning_enabled": False}),
-        ("google-gemini-3-flash-preview_nothink", {}, {"reasoning_enabled": False}),
+        ("google-gemini-3-flash-preview_nothink", {}, {}),  # no field sent: the default
         ("openai-gpt-4o", {}, {}),
     ],
 )
@@ -264,3 +264,23 @@ def test_a_run_file_named_twice_is_read_once(tmp_path: Path) -> None:
     path = tmp_path / "m_1771500000_game_data.json"
     path.write_text(json.dumps(run_json([record("12-0A-r1", "Pass")])))
     assert run_files([tmp_path, path, tmp_path / "." / path.name]) == [path]
+
+
+def test_a_new_file_of_a_run_already_imported_is_refused(
+    tmp_path: Path, scenarios: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run's first file imported alone, then the rest: skipping the run would lose the new
+    replies without a word, and importing them apart would count the run twice."""
+    runs = tmp_path / "runs"
+    first = write_run(runs, "vendor-model", [record("12-0A-r1", "Pass")])
+    out = tmp_path / "logs"
+    assert (
+        main(["import-runs", str(first), "--scenario-file", str(scenarios), "--out", str(out)]) == 0
+    )
+    write_run(runs, "vendor-model", [record("12-0A-r2", "Pass")], time=1771600000)
+    capsys.readouterr()
+    command = ["import-runs", str(runs), "--scenario-file", str(scenarios), "--out", str(out)]
+    assert main(command) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "1771600000" in line and "a file of run vendor-model, already imported in" in line
+    assert len(list(out.glob("*.eval"))) == 1 and not list(out.glob(".import-*"))

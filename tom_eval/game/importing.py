@@ -10,7 +10,8 @@ read in the `action` format. The reference never asked the model to answer: when
 answerer, the replay answers what the reference's simulation said A answered. Logs are
 written to a hidden folder in `out` and moved in only when every run is imported, so a
 failure leaves nothing half-written. A run already imported into `out` is skipped, so
-importing again after adding run files imports only the new ones and counts none twice.
+importing again after adding runs imports only the new ones and counts none twice; a new
+file of a run already imported is refused, since skipping it would lose its replies.
 """
 
 from __future__ import annotations
@@ -87,11 +88,17 @@ def import_runs(
     runs, skipped = read_runs(paths, skip_bad)
     writable_folder(out, create=False)
     imported = already_imported(out)
-    skipped += [
-        f"{run.name}: already imported in {imported[run.name]}"
-        for run in runs
-        if run.name in imported
-    ]
+    for run in runs:
+        if run.name in imported:
+            log, files = imported[run.name]
+            if added := [path for path in run.files if path.name not in files]:
+                # Skipped, they would be lost; imported apart, the run would count twice.
+                raise InputError(
+                    f"{added[0]}: a file of run {run.name}, already imported in {out / log} "
+                    f"from {', '.join(sorted(files))}: import all of the run's files together "
+                    "into another folder (or delete that log)"
+                )
+            skipped.append(f"{run.name}: already imported in {log}")
     runs = [run for run in runs if run.name not in imported]
     if not runs:
         return [], skipped
@@ -149,9 +156,10 @@ def _mismatch(trial: RecordedTrial, questions: Mapping[str, str], scenarios: Pat
     return None
 
 
-def already_imported(out: Path) -> dict[str, str]:
-    """The runs whose logs `out` already holds (by the run's name), and the log of each."""
-    found: dict[str, str] = {}
+def already_imported(out: Path) -> dict[str, tuple[str, frozenset[str]]]:
+    """The runs whose logs `out` already holds (by the run's name), with the log of each
+    and the names of the run files it was imported from."""
+    found: dict[str, tuple[str, frozenset[str]]] = {}
     if not out.is_dir():
         return found
     for info in list_eval_logs(str(out), recursive=False):
@@ -161,7 +169,8 @@ def already_imported(out: Path) -> dict[str, str]:
             continue
         imported = metadata.get("imported")
         if isinstance(imported, dict) and isinstance(imported.get("run"), str):
-            found[imported["run"]] = Path(info.name).name
+            files = frozenset(map(str, imported.get("files") or []))
+            found[imported["run"]] = (Path(info.name).name, files)
     return found
 
 

@@ -13,9 +13,8 @@ naming the file and record.
 The run's name says how it was configured: `_think`, `:thinking`, `_reasoning` and `-r1`
 turned reasoning on (OpenAI models at effort "high", others with a 1,024-token budget) and
 `_lowthink` at effort "low"; Claude, GPT-5 and DeepSeek-V3.1 runs without such a suffix
-were sent reasoning disabled; `_nothink` is read as disabled too (the reference sent no
-reasoning field for those, leaving the provider's default); other models ran at their
-provider's default.
+were sent reasoning disabled; `_nothink` runs, like other models, ran at their provider's
+default (the reference sent no reasoning field for them, whatever the name says).
 """
 
 from __future__ import annotations
@@ -113,7 +112,8 @@ def reasoning_of(name: str) -> Reasoning:
     if name.endswith("_lowthink"):
         return Reasoning({"reasoning_effort": "low"})
     if name.endswith("_nothink"):
-        return Reasoning(model_args={"reasoning_enabled": False})
+        # The reference sent no reasoning field for these: the provider's default, not off.
+        return Reasoning()
     if name != base or base.endswith("-r1"):
         if _OPENAI.match(base):
             return Reasoning({"reasoning_effort": "high"})
