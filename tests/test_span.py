@@ -8,10 +8,12 @@ import random
 import numpy as np
 import pytest
 
-from tom_eval.game.span import CHANCE, Trial, level_shares, point_span, span
+from tom_eval.game.span import Trial, level_shares, point_span, span
 
 LEVELS = (0, 2, 4, 8, 16, 32)
 CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
+CHANCE = 1 / 3
+"""What a constant policy scores over the three classes."""
 
 
 def trials(curve: dict[str, tuple[float, float]], stories: int, seed: int = 1) -> list[Trial]:

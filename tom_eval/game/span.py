@@ -40,9 +40,6 @@ import numpy as np
 
 from tom_eval.report.stats import balanced
 
-CHANCE = 1 / 3
-"""Balanced accuracy of any constant policy (always pass, always ask) over the three
-expected actions."""
 BOOTSTRAP = 400
 """Resamples of base stories for the interval."""
 
