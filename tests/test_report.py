@@ -901,6 +901,7 @@ def test_a_thinking_pair_differs_in_thinking_alone() -> None:
         ({"extra_body": {"reasoning": {"effort": "high"}}}, {}, "on"),
         ({"extra_body": {"thinking_config": {"thinking_budget": 0}}}, {}, "off"),
         ({"extra_body": {"options": {"enabled": False, "type": "disabled"}}}, {}, "default"),
+        ({"response_schema": {"thinking": {"type": "disabled"}}}, {}, "default"),
     ],
 )
 def test_thinking_is_read_from_extra_body_too(
@@ -927,6 +928,12 @@ def test_an_extra_body_field_apart_from_thinking_still_tells_runs_apart() -> Non
     assert other(off) == other(on) == 'extra_body={"top_k": 20}, temperature=0.0'
     assert other(off) != other(on | {"top_k": 40})
     assert other({"chat_template_kwargs": {"enable_thinking": True}}) == "temperature=0.0"
+    # A response schema's keys name its properties: a "reasoning" field is no setting.
+    schema = {"json_schema": {"properties": {"reasoning": {"type": "string"}}}}
+    config = json.dumps({"response_schema": schema})
+    assert model_settings_label(config, "{}", THINKING_SETTINGS) == model_settings_label(
+        config, "{}"
+    )
 
 
 def test_wilsons_ends_are_exact_at_none_and_all() -> None:

@@ -377,16 +377,22 @@ def model_settings_label(config: Any, args: Any, leave_out: Sequence[str] = ()) 
     return ", ".join(f"{key}={value}" for key, value in sorted(shown.items())) or "default"
 
 
-def _without(settings: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """`settings` without the keys `names`, at any depth of the dicts they hold, and
-    without a dict that held nothing else (`chat_template_kwargs` of `enable_thinking`
-    alone)."""
-    kept = {
-        key: _without(value, names) if isinstance(value, dict) else value
-        for key, value in settings.items()
-        if key not in names
-    }
-    return {key: value for key, value in kept.items() if value != {}}
+def _without(
+    settings: dict[str, Any], names: Sequence[str], nested: bool = False
+) -> dict[str, Any]:
+    """`settings` without the keys `names`, there and at any depth of `extra_body` (not of
+    another dict, such as a response schema, whose keys name its properties); a dict of
+    `extra_body` left empty goes too (`chat_template_kwargs` of `enable_thinking` alone)."""
+    kept = {}
+    for key, value in settings.items():
+        if key in names:
+            continue
+        if isinstance(value, dict) and (nested or key == "extra_body"):
+            value = _without(value, names, nested=True)
+            if not value:
+                continue
+        kept[key] = value
+    return kept
 
 
 def _shown(value: Any) -> str:
@@ -409,13 +415,19 @@ def thinking(config: Any, args: Any) -> str:
     return "on" if "on" in verdicts else "default"
 
 
-def _thinking_verdicts(settings: dict[str, Any], within: str = "") -> Iterator[str]:
-    """The verdict, on or off, of each setting that switches or sizes thinking; `within` is the
-    thinking setting holding these (`thinking`'s `type`, `reasoning`'s `enabled` and
-    `effort`: Anthropic's own `effort` sizes a reply, thinking or not)."""
+def _thinking_verdicts(
+    settings: dict[str, Any], within: str = "", nested: bool = False
+) -> Iterator[str]:
+    """The verdict, on or off, of each setting that switches or sizes thinking, there and in
+    `extra_body` and the thinking settings' own dicts (not in another dict, such as a
+    response schema); `within` is the thinking setting holding these (`thinking`'s `type`,
+    `reasoning`'s `enabled` and `effort`: Anthropic's own `effort` sizes a reply, thinking
+    or not)."""
     for key, value in settings.items():
         if isinstance(value, dict):
-            yield from _thinking_verdicts(value, key if key in THINKING_SETTINGS else within)
+            if nested or key == "extra_body" or key in THINKING_SETTINGS:
+                inner = key if key in THINKING_SETTINGS else within
+                yield from _thinking_verdicts(value, inner, nested=True)
         elif value is None:
             continue
         elif key == "reasoning_effort" or (key == "effort" and within):
