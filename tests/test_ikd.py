@@ -60,6 +60,20 @@ from tom_eval.report.writer import write_report
             Verdict(True, "Nothing in his face surprised her when he told Lena", "logical_error"),
         ),
         ('Logical Error: "NA"', Verdict(False, "", "logical_error")),
+        # A denial runs into punctuation or a word saying nothing was found, however long.
+        (
+            "Logical Error: None. The story is internally consistent.",
+            Verdict(False, "", "logical_error"),
+        ),
+        (
+            "Logical Error: NA - the story has no logical inconsistencies",
+            Verdict(False, "", "logical_error"),
+        ),
+        ("Logical Error: None found in this story at all.", Verdict(False, "", "logical_error")),
+        (
+            "Logical Error: None of the guests saw her leave.",
+            Verdict(True, "None of the guests saw her leave", "logical_error"),
+        ),
         ("Logical Error: None of the sentences is wrong.", Verdict(False, "", "logical_error")),
         # The bold label's closing, then the verdict on the next line.
         (

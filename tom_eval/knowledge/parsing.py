@@ -136,17 +136,23 @@ def open_answer(reply: str) -> str:
 # ------------------------------------------------------------------------------------ IKD
 
 VerdictMethod = Literal["conclusion", "logical_error"]
-_NOTHING = re.compile(
-    r"no|(?:na|n a|none|nothing|not applicable)(?: \S+){0,4}|none of the (?:sentences?|"
-    r"statements?|events?|above)(?: .*)?|(?:there (?:is|are|was|were) |(?:the|this) story "
-    r"(?:contains|has) )?no (?:logical )?"
-    r"(?:errors?|inconsistenc(?:y|ies)|issues?|problems?)(?: .*)?"
+_NO_ERRORS = re.compile(
+    r"no|none of the (?:sentences?|statements?|events?|above)(?: .*)?|(?:there (?:is|are|was|"
+    r"were) |(?:the|this) story (?:contains|has) )?no (?:logical )?(?:errors?|"
+    r"inconsistenc(?:y|ies)|issues?|problems?)(?: .*)?"
 )
-"""What says there is no error where the quote would be: "NA", "None found", "Nothing to
-report", "None of the sentences...", "No logical errors", "There are no logical errors:
-...", "The story contains no logical errors" (over the section's lower-case words). A
-longer text opening with "None" or "Nothing" is a sentence of the story ("Nothing in his
-face surprised her...")."""
+"""A denial in words (over the section's lower-case words): "No", "None of the
+sentences...", "No logical errors", "There are no logical errors: ...", "The story contains
+no logical errors"."""
+_NOTHING_FOUND = re.compile(
+    r"(?:n/?a|none|nothing|not applicable)(?:$|\s*[.,;:!?(\-\u2013\u2014]|\s+(?:found|"
+    r"identified|detected|noted|observed|present|exists?|to report|here|in (?:the|this) "
+    r"(?:story|text))\b)"
+)
+"""A denial opening with "NA", "None" or "Nothing" (over the section's lower-case text): the
+word alone, then punctuation ("None. The story is consistent", "NA - no inconsistencies"),
+or a word saying nothing was found ("None found in this story"). A story sentence runs on
+("Nothing in his face surprised her...", "None of the guests saw her leave")."""
 _DENIALS = re.compile(r"na|n a|none|nothing|not applicable|no")
 """What a quoted section may still say for "no error" ("NA", as the format asks)."""
 _QUOTE_MARKS = "\"'\u201c\u2018"
@@ -195,8 +201,10 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
     text = section[: end.start()] if end else section
     quote, said = _clean(text), " ".join(words(text))
     # Sentences in quotation marks are the story's, whatever their first word.
-    quoted = text.lstrip(" \t\r\n*_>-").startswith(tuple(_QUOTE_MARKS))
-    return "" if (_DENIALS if quoted else _NOTHING).fullmatch(said) else quote
+    if text.lstrip(" \t\r\n*_>-").startswith(tuple(_QUOTE_MARKS)):
+        return "" if _DENIALS.fullmatch(said) else quote
+    denial = _NO_ERRORS.fullmatch(said) or _NOTHING_FOUND.match(quote.lower())
+    return "" if denial else quote
 
 
 # ---------------------------------------------------------------------------------- judge
