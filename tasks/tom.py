@@ -175,9 +175,10 @@ def tom(
 
 
 VERSION = "4-A"
-"""The task's version (eval.yaml): 3 since a ladder's level intervals, and so the test of
-whether it has a span at all, are Price and Bonett's adjusted interval (every other score
-is comparable with 2-A's); A: the interface as 2-D's (README Changelog)."""
+"""The task's version (eval.yaml): 4 since a ladder's span is read off the measured curve
+(3: a ladder's level intervals, and so the test of whether it has a span at all, are Price
+and Bonett's; every other score is comparable with 2-A's); A: the interface as 2-D's
+(README Changelog)."""
 
 
 def _ladder(

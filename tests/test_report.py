@@ -899,6 +899,7 @@ def test_a_thinking_pair_differs_in_thinking_alone() -> None:
         ({"extra_body": {"thinking": {"type": "disabled"}}}, {}, "off"),
         ({"extra_body": {"reasoning": {"enabled": False}}}, {}, "off"),
         ({"extra_body": {"reasoning": {"effort": "high"}}}, {}, "on"),
+        ({"extra_body": {"reasoning": {"max_tokens": 2000}}}, {}, "on"),
         ({"extra_body": {"thinking_config": {"thinking_budget": 0}}}, {}, "off"),
         ({"extra_body": {"options": {"enabled": False, "type": "disabled"}}}, {}, "default"),
         ({"response_schema": {"thinking": {"type": "disabled"}}}, {}, "default"),
@@ -928,6 +929,9 @@ def test_an_extra_body_field_apart_from_thinking_still_tells_runs_apart() -> Non
     assert other(off) == other(on) == 'extra_body={"top_k": 20}, temperature=0.0'
     assert other(off) != other(on | {"top_k": 40})
     assert other({"chat_template_kwargs": {"enable_thinking": True}}) == "temperature=0.0"
+    # Anthropic's effort sizes every reply: two efforts are no thinking pair.
+    efforts = [json.dumps({"effort": effort}) for effort in ("low", "high")]
+    assert len({model_settings_label(config, "{}", THINKING_SETTINGS) for config in efforts}) == 2
     # A response schema's keys name its properties: a "reasoning" field is no setting.
     schema = {"json_schema": {"properties": {"reasoning": {"type": "string"}}}}
     config = json.dumps({"response_schema": schema})

@@ -99,7 +99,7 @@ def steps(shares: dict[float, dict[str, float]], stories: int = 20) -> list[Tria
     ]
 
 
-def test_levels_above_the_crossing_do_not_move_the_span() -> None:
+def test_levels_at_the_floor_do_not_move_the_span() -> None:
     """A player that levels off above chance (as a bounded memory does): the span is where
     its measured curve crosses the mark, however many levels at the floor follow."""
     fall = {0.0: 1.0, 2.0: 0.8, 4.0: 0.55}
@@ -143,5 +143,18 @@ def test_a_level_without_every_class_is_left_out() -> None:
     """A stopped ladder: only Pass reached level 8, where it is perfect. Its balanced
     accuracy there would be Pass's alone, so the ladder's top is level 4."""
     shares = {level: dict.fromkeys(CLASSES, 0.9) for level in (0.0, 2.0, 4.0)}
-    status, _, _, top = point_span(steps(shares | {8.0: {"Pass": 1.0}}))
+    stopped = steps(shares | {8.0: {"Pass": 1.0}})
+    status, _, _, top = point_span(stopped)
     assert (status, top) == ("beyond", 4.0)
+    assert list(level_shares(stopped)) == [0.0, 2.0, 4.0]  # nor in the log or the report
+
+
+def test_a_level_above_the_crossing_that_scores_higher_is_pooled_with_it() -> None:
+    """The curve may not climb back: a later level above the crossing level's share is
+    pooled with it, which can lift the pooled value above the mark."""
+    fall = {0.0: 1.0, 2.0: 0.8, 4.0: 0.6}
+    alone = point_span(steps({k: dict.fromkeys(CLASSES, v) for k, v in fall.items()}))
+    assert alone[0] == "within"
+    recovered = fall | {8.0: 0.75}
+    pooled = point_span(steps({k: dict.fromkeys(CLASSES, v) for k, v in recovered.items()}))
+    assert pooled[0] == "beyond"  # 4 and 8 pool to 0.675, above the mark of 2/3

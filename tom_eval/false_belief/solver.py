@@ -105,8 +105,9 @@ async def _answer(
             drawn = await collect(*(_sample(model, message, index) for index in range(samples)))
             words = [first_word(o.completion, text) for o in drawn]
             probability = from_samples(words, pair)
-            right = [correct(drawn_word, prompt["expected"], wrong) for drawn_word in words]
-            draws_right = sum(right) / len(right)
+            if prompt["expected"] is None:  # the one rule that reads the draws themselves
+                right = [correct(drawn_word, None, wrong) for drawn_word in words]
+                draws_right = sum(right) / len(right)
     word = first_word(output.completion, text)
     by_word = correct(word, prompt["expected"], wrong)
     result = prompt | {

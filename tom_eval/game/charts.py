@@ -219,7 +219,8 @@ def load_curves(
             linestyle=style.linestyle,
             capsize=3,
         )
-    axes.axhline(1 / 3, color="grey", linestyle=":", label="chance (1/3)")
+    # A ladder of fewer expected actions has its own chance (1/k): its span says so.
+    axes.axhline(1 / 3, color="grey", linestyle=":", label="chance (1/3, three actions)")
     axes.set_xscale("log", base=2)
     ticks = sorted({level for shares in curves.values() for level in shares})
     axes.set_xticks([level + 1 for level in ticks], [f"{level:g}" for level in ticks])

@@ -17,9 +17,12 @@ classes the ladder plays: what any constant policy scores, 1/3 with all three):
 
 No curve shape is assumed: a model that levels off above chance (a bounded player keeps
 most Pass scenarios whatever it forgot) has the span its measured curve shows, and levels
-added above the crossing do not move it. A level where one of level 0's classes has no
-trial (a stopped ladder's upper rungs) is left out, since its balanced accuracy would be
-over other classes; the ladder's top is then the highest level with every class.
+added above the crossing move it only by scoring above the level where the curve crossed
+(which pools them with it: a curve that climbs back is read as noise, and a floor that
+wavers around the halfway mark leaves the span uncertain). A level where one of level 0's
+classes has no trial (a stopped ladder's upper rungs) is left out, since its balanced
+accuracy would be over other classes; the ladder's top is then the highest level with every
+class.
 
 The interval is a percentile bootstrap over base stories (every level of a base story drawn
 together, since its trials share a story; stories drawn within their expected-action class,
@@ -93,17 +96,13 @@ def non_increasing(values: Sequence[float], weights: Sequence[float]) -> list[fl
 
 def curve(trials: Sequence[Trial]) -> tuple[list[float], list[float], float]:
     """(levels, the non-increasing balanced curve at them, chance) over the levels where
-    every class of level 0 has a trial."""
-    classes = {trial.expected for trial in trials if trial.level == 0}
-    by_level: dict[float, set[str]] = defaultdict(set)
-    for trial in trials:
-        by_level[trial.level].add(trial.expected)
-    complete = {level for level, present in by_level.items() if present >= classes}
-    shares = level_shares(trial for trial in trials if trial.level in complete)
+    every class of level 0 has a trial (`level_shares`)."""
+    shares = level_shares(trials)
     levels = sorted(shares)
     values = non_increasing(
         [shares[level][0] for level in levels], [shares[level][3] for level in levels]
     )
+    classes = {trial.expected for trial in trials if trial.level == 0}
     return levels, values, 1 / len(classes) if classes else math.nan
 
 
@@ -160,11 +159,15 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
 
 def level_shares(trials: Iterable[Trial]) -> dict[float, tuple[float, float, float, int]]:
     """Each level's balanced accuracy as measured (before it is made non-increasing), with
-    its 95% interval and its number of trials."""
+    its 95% interval and its number of trials, at the levels where every class of level 0
+    has a trial: elsewhere (a stopped ladder's upper rungs) it would be over other classes,
+    so those levels are left out of the curve, the log's metrics and the report alike."""
     cells: dict[float, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for trial in trials:
         cells[trial.level][trial.expected].append(trial.success)
+    wanted = set(cells.get(0.0, {}))
     return {
         level: (*balanced(list(classes.values())), sum(map(len, classes.values())))
         for level, classes in sorted(cells.items())
+        if set(classes) >= wanted
     }

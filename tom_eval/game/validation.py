@@ -130,11 +130,12 @@ def ladder_violations(ladder: str, base: Solution, level: int, solution: Solutio
         base.assessment.self_belief,
     ):
         problems.append("the contents or A's belief differ from the base story's")
-    changed = [
+    labels, base_labels = solution.assessment.labels, base.assessment.labels
+    changed = sorted(
         player
-        for player, label in solution.assessment.labels.items()
-        if base.assessment.labels.get(player) != label
-    ]
+        for player in labels.keys() | base_labels.keys()
+        if labels.get(player) != base_labels.get(player)
+    )
     if changed:
         problems.append(f"the labels of {', '.join(changed)} differ from the base story's")
     return problems

@@ -97,8 +97,8 @@ class Arg:
     rule: str = ""
     """What `allowed` asks, for the error: e.g. "at least 1"."""
     only: str = ""
-    """The one model of the provider that takes it (`tom/bounded`), named where the args
-    are listed."""
+    """The one model of the provider that takes it (e.g. `tom/bounded`), named where the
+    args are listed."""
 
 
 def at_least(minimum: float) -> dict[str, Any]:

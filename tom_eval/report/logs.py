@@ -46,7 +46,6 @@ THINKING_SETTINGS = (
     "reasoning_summary",
     "reasoning_mode",
     "reasoning_history",
-    "effort",
     "reasoning_enabled",
     "enable_thinking",
     "thinking",
@@ -59,7 +58,7 @@ THINKING_SETTINGS = (
 same names at any depth of `extra_body` (`{"chat_template_kwargs": {"enable_thinking":
 false}}` for vLLM, `{"reasoning": {"enabled": true}}` for OpenRouter): a thinking pair's two
 runs differ in these alone (`other_settings`), so another `extra_body` field still tells
-runs apart."""
+runs apart, and so does Anthropic's `effort`, which sizes any reply, thinking or not."""
 SHOWN_CHARACTERS = 40
 """A longer setting (a system message, say) is shown by its start and its digest."""
 
@@ -432,7 +431,9 @@ def _thinking_verdicts(
             continue
         elif key == "reasoning_effort" or (key == "effort" and within):
             yield "off" if value == "none" else "on"
-        elif key in ("reasoning_tokens", "budget_tokens", "thinking_budget"):
+        elif key in ("reasoning_tokens", "budget_tokens", "thinking_budget") or (
+            key == "max_tokens" and within
+        ):
             yield "off" if value == 0 else "on"
         elif isinstance(value, bool) and (
             key in ("reasoning_enabled", "enable_thinking", "thinking")
