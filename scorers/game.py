@@ -179,23 +179,31 @@ def _answers_and_replies(records: list[TurnRecord]) -> dict[str, float]:
         for record in records
         if record.reply_to_ask_kind is not None and not same_team(record.owner, SELF)
     ]
-    lied_to = [
-        record
-        for record in answered
-        if record.told_self is not None
-        and not same_team(record.owner, SELF)
-        and record.told_self != record.truth
-        # A lie that names A's own belief cannot be told apart from A's keeping it.
-        and record.told_self != record.self_belief
-    ]
+    lied_to = [(record, lie) for record in answered if (lie := _lie_heard(record)) is not None]
     return {
         "answer_correct": _mean([float(record.answer_correct) for record in answered]),
         "answer_valid": _mean([float(record.answer_problem is None) for record in answered]),
         "reply_truthful_to_teammate": _share(to_teammate, "truthful"),
         "reply_lie_to_opponent": _share(to_opponent, "lie"),
         "reply_refused_to_opponent": _share(to_opponent, "refused"),
-        "fooled": _mean([float(record.answer == record.told_self) for record in lied_to]),
+        "fooled": _mean([float(record.answer == lie) for record, lie in lied_to]),
     }
+
+
+def _lie_heard(record: TurnRecord) -> str | None:
+    """What an opponent falsely told A of the question container on this turn, if it did:
+    a Tell to A, or its reply when A asked it. A lie that names A's own belief is left out:
+    repeating it cannot be told apart from A's keeping its belief."""
+    heard = None
+    if record.told_self is not None and not same_team(record.owner, SELF):
+        heard = record.told_self
+    elif record.owner == SELF and record.reply is not None:
+        asked = Action.from_text(record.executed)
+        if asked.player is not None and not same_team(asked.player, SELF):
+            heard = record.reply if asked.container == record.question else None
+    if heard in (None, record.truth, record.self_belief):
+        return None
+    return heard
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -121,3 +121,23 @@ def test_history_modes_shape_the_conversation(tmp_path: Path, history: str) -> N
 def test_bad_game_parameters_give_one_line_errors(args: dict[str, Any], message: str) -> None:
     with pytest.raises(PrerequisiteError, match=message):
         tom(**{**GAME, **args})
+
+
+def test_fooled_counts_lies_told_and_lies_replied() -> None:
+    """A repeats D's lie in reply to A's own Ask, and answers otherwise after C's Tell: both
+    are lies A heard (fooled 1/2); a teammate's word, or a "lie" that is A's own belief, is
+    none."""
+    from scorers.game import _answers_and_replies
+
+    def turn(number: int, owner: str, **changes: Any) -> TurnRecord:
+        base = {"answerer": "A", "question": "basket", "truth": "ball", "self_belief": "pear"}
+        return TurnRecord(number=number, owner=owner, key=f"s{number}", **(base | changes))
+
+    records = [
+        turn(1, "A", executed="Ask(D, basket)", reply="apple", answer="apple"),
+        turn(2, "C", told_self="plum", answer="ball"),
+        turn(3, "B", told_self="plum", answer="plum"),  # a teammate's word
+        turn(4, "D", told_self="pear", answer="pear"),  # A's own belief
+        turn(5, "A", executed="Ask(D, box)", reply="apple", answer="apple"),  # another box
+    ]
+    assert _answers_and_replies(records)["fooled"] == 0.5
