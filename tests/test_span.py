@@ -1,9 +1,10 @@
-"""The span fit on synthetic trials whose curve is known."""
+"""The span on synthetic trials whose curve is known."""
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Hashable
 
 import numpy as np
 import pytest
@@ -147,6 +148,9 @@ def test_a_level_without_every_class_is_left_out() -> None:
     status, _, _, top = point_span(stopped)
     assert (status, top) == ("beyond", 4.0)
     assert list(level_shares(stopped)) == [0.0, 2.0, 4.0]  # nor in the log or the report
+    # Only Pass climbed at all: no level above 0 to lose anything on.
+    alone = steps({0.0: dict.fromkeys(CLASSES, 0.9), 2.0: {"Pass": 1.0}})
+    assert point_span(alone)[0] == "none" and span(alone, draws=10).top == 0.0
 
 
 def test_a_level_above_the_crossing_that_scores_higher_is_pooled_with_it() -> None:
@@ -158,3 +162,14 @@ def test_a_level_above_the_crossing_that_scores_higher_is_pooled_with_it() -> No
     recovered = fall | {8.0: 0.75}
     pooled = point_span(steps({k: dict.fromkeys(CLASSES, v) for k, v in recovered.items()}))
     assert pooled[0] == "beyond"  # 4 and 8 pool to 0.675, above the mark of 2/3
+
+
+def test_the_report_says_why_a_ladder_has_no_span() -> None:
+    from tom_eval.game.report import _span_text
+
+    row: dict[Hashable, object] = {"status": "none", "span": math.nan, "low": math.nan}
+    assert (
+        _span_text(row | {"top": 0.0, "high": math.nan})
+        == "none (no level above 0 holds every expected action)"
+    )
+    assert _span_text(row | {"top": 32.0, "high": math.nan}) == "none (at chance from level 0)"

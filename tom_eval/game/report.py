@@ -189,6 +189,8 @@ def _span_text(row: Mapping[Hashable, object]) -> str:
     """A span with its interval: 'none', 'beyond 32', or '6.2 [4.6, 9.1]' (an end past the
     ladder's top shows as 'beyond')."""
     if row["status"] == "none":
+        if float(str(row["top"])) == 0:
+            return "none (no level above 0 holds every expected action)"
         return "none (at chance from level 0)"
 
     def end(value: object) -> str:

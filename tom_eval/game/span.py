@@ -13,7 +13,7 @@ classes the ladder plays: what any constant policy scores, 1/3 with all three):
 * `span`: that level, when the curve reaches it within the ladder;
 * beyond the ladder: the curve stays above the halfway mark up to the ladder's top;
 * no span: at level 0 the measured balanced accuracy is not above chance (its 95% interval
-  reaches it), so there is nothing to lose.
+  reaches it), so there is nothing to lose; or no level above 0 holds every class.
 
 No curve shape is assumed: a model that levels off above chance (a bounded player keeps
 most Pass scenarios whatever it forgot) has the span its measured curve shows, and levels
@@ -113,7 +113,8 @@ def point_span(trials: Sequence[Trial]) -> tuple[Status, float, float, float]:
         return "none", math.nan, math.nan, max(levels, default=math.nan)
     start, top = values[0], levels[-1]
     _, low, _, _ = level_shares(trial for trial in trials if trial.level == 0)[0.0]
-    if not low > chance:
+    # Nothing to lose, or no level above 0 with every class to lose it on (a stopped ladder).
+    if not low > chance or top == 0:
         return "none", math.nan, start, top
     mark = (start + chance) / 2
     for index in range(1, len(levels)):
