@@ -948,3 +948,11 @@ def test_wilsons_ends_are_exact_at_none_and_all() -> None:
     for trials in range(1, 200):
         assert report_wilson(0, trials)[0] == 0.0
         assert report_wilson(trials, trials)[1] == 1.0
+
+
+def test_a_task_argument_that_only_looks_like_a_list_stays_text() -> None:
+    """evals_df keeps a list argument as JSON text; a folder named "[old" is no list."""
+    from tom_eval.report.logs import changed_settings, task_argument
+
+    assert task_argument("[1, 2]") == [1, 2] and task_argument("[old") == "[old"
+    assert changed_settings({"task_arg_data_dir": "[old"}, {"data_dir": None}) == ["data_dir=[old"]

@@ -135,12 +135,12 @@ def _likely_right(
     by the first-word rule (`draws_right`, the share of sampled draws that are a word and
     not the wrong key, so an empty or refused reply counts against, as it does for
     `first_word`), or, from log-probabilities, when the wrong key's own probability is
-    below one half. Without any estimate (no key word sampled), wrong where a key is
-    wanted."""
+    below one half. Without any estimate (no key word sampled, where a key is wanted),
+    wrong."""
     if expected is None and draws_right is not None:
         return draws_right > 0.5
-    if probability is None:
-        return expected is None
+    if probability is None:  # a prompt with no key wanted has `draws_right` when it has none
+        return False
     if expected is None:
         return probability.second * probability.mass < 0.5
     return probability.first > probability.second

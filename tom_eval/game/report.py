@@ -41,8 +41,8 @@ LADDER_TEXT = (
     "level at which the measured balanced accuracy, made non-increasing and interpolated "
     "between levels, has fallen halfway from its level-0 value to chance (1/3 with the "
     "three expected actions), with a 95% bootstrap interval over base stories; 'beyond' "
-    "means it "
-    "stays above that mark up to the ladder's top, 'none' that level 0 is not above chance."
+    "means it stays above that mark up to the ladder's top, 'none' that level 0 is not "
+    "above chance or that no level above it holds every expected action."
 )
 GAMES_TEXT = (
     "Game mode: one row per run; each game is a race to the winning score by Blue (A and "

@@ -406,8 +406,8 @@ def _shown(value: Any) -> str:
 
 def thinking(config: Any, args: Any) -> str:
     """off, on, or default (the provider decides), from the settings of `THINKING_SETTINGS`
-    at any depth (`extra_body`'s included): off if any turns thinking off (an effort of
-    "none", a budget of 0, a switch set to false or "disabled"), on if any asks for it."""
+    (`_thinking_verdicts` says where they are read): off if any turns thinking off (an effort
+    of "none", a budget of 0, a switch set to false or "disabled"), on if any asks for it."""
     verdicts = set(_thinking_verdicts(json_object(config) | json_object(args)))
     if "off" in verdicts:
         return "off"
@@ -446,9 +446,13 @@ def _thinking_verdicts(
 
 def task_argument(value: Any) -> Any:
     """A task argument as evals_df keeps it, back as the task got it: a list from its JSON
-    text, a whole number from the float a column with gaps holds it as."""
+    text, a whole number from the float a column with gaps holds it as. Text that only
+    looks like a list (a folder named "[old"...) stays text."""
     if isinstance(value, str) and value.startswith("["):
-        return json.loads(value)
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
