@@ -7,12 +7,15 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from documented_commands import RUNS, Command, Result, is_command_test, run_page, selected_pages
+from documented_commands import environment as commands_environment
 from inspect_ai.log import EvalSample
 
 from tom_eval.game.spec import SpecRow, read_spec
@@ -70,6 +73,35 @@ def require_shared(path: Path) -> Path:
 @pytest.fixture(scope="session")
 def spec_rows() -> list[SpecRow]:
     return read_spec()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The documented commands' tests last: `page_results` runs the commands in the
+    background from the session's start, so by then they are done or nearly."""
+    items.sort(key=is_command_test)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def page_results(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Future[dict[Command, Result]]]]:
+    """The commands of every page whose tests are selected, started with the session: one
+    page at a time on one core while the other tests run on the other (run when their tests
+    came, they left a core idle), two at a time when no other test file runs."""
+    environment = commands_environment()
+    alone = all(item.path.name == "test_docs.py" for item in request.session.items)
+    pool = ThreadPoolExecutor(max_workers=2 if alone else 1)
+    stop = threading.Event()
+    try:
+        yield {
+            page: pool.submit(
+                run_page, RUNS[page], tmp_path_factory.mktemp("docs"), environment, stop
+            )
+            for page in selected_pages(request.session.items)
+        }
+    finally:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def returning_teammate() -> Scenario:
