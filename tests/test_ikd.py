@@ -75,6 +75,32 @@ from tom_eval.report.writer import write_report
             Verdict(True, "None of the guests saw her leave", "logical_error"),
         ),
         ("Logical Error: None of the sentences is wrong.", Verdict(False, "", "logical_error")),
+        # Denials as models write them, and story sentences that open like them.
+        *[
+            (f"Logical Error: {denial}", Verdict(False, "", "logical_error"))
+            for denial in (
+                "None\nThe story is consistent.",
+                "**None** (the story is consistent)",
+                "N.A.",
+                "None that I can see.",
+                "Nothing stands out as illogical.",
+                "None whatsoever.",
+                '"NA" - the story is consistent.',
+                '"No logical errors found."',
+                "No contradictions.",
+                "No, the story is consistent.",
+                "The story is logically consistent.",
+            )
+        ],
+        *[
+            (f"Logical Error: {sentence}", Verdict(True, quote, "logical_error"))
+            for sentence, quote in (
+                ('"No," she said, "I never told him."', 'No," she said, "I never told him'),
+                ("No-one saw her leave.", "No-one saw her leave"),
+                ("Nothing seemed to bother her.", "Nothing seemed to bother her"),
+                ("Nathan knew the code.", "Nathan knew the code"),
+            )
+        ],
         # The bold label's closing, then the verdict on the next line.
         (
             "**Logical Error:**\nThe story contains no logical errors.\n\n**Conclusion:**\nNo",

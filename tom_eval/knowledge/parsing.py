@@ -139,22 +139,29 @@ VerdictMethod = Literal["conclusion", "logical_error"]
 _NO_ERRORS = re.compile(
     r"no|none of the (?:sentences?|statements?|events?|above)(?: .*)?|(?:there (?:is|are|was|"
     r"were) |(?:the|this) story (?:contains|has) )?no (?:logical )?(?:errors?|"
-    r"inconsistenc(?:y|ies)|issues?|problems?)(?: .*)?"
+    r"inconsistenc(?:y|ies)|contradictions?|issues?|problems?)(?: .*)?|(?:the|this) story is "
+    r"(?:logically |internally )?(?:consistent|coherent)(?: .*)?"
 )
 """A denial in words (over the section's lower-case words): "No", "None of the
 sentences...", "No logical errors", "There are no logical errors: ...", "The story contains
-no logical errors"."""
+no logical errors", "The story is logically consistent"."""
 _NOTHING_FOUND = re.compile(
-    r"(?:n/?a|none|nothing|not applicable)(?:$|\s*[.,;:!?(\-\u2013\u2014]|\s+(?:found|"
-    r"identified|detected|noted|observed|present|exists?|to report|here|in (?:the|this) "
-    r"(?:story|text))\b)"
+    r"(?:n[./ ]?a\.?|none|nothing|not applicable|no)(?:\s*(?:\n|$)|\s*[.,;:!?(\u2013\u2014]|"
+    r"\s+-|\s+(?:found|identified|detected|noted|observed|present|exists?|to report|here|"
+    r"whatsoever|at all|that (?:i|we) (?:can|could) (?:see|find|identify|detect)|stands? out|"
+    r"seems?|appears?|in (?:the|this) (?:story|text))\b)"
 )
-"""A denial opening with "NA", "None" or "Nothing" (over the section's lower-case text): the
-word alone, then punctuation ("None. The story is consistent", "NA - no inconsistencies"),
-or a word saying nothing was found ("None found in this story"). A story sentence runs on
-("Nothing in his face surprised her...", "None of the guests saw her leave")."""
+"""A denial opening with "NA", "None", "Nothing" or "No" (over the section's lower-case
+text without markdown emphasis): the word alone on its line, then punctuation ("None. The
+story is consistent", "NA - no inconsistencies", "No, it is consistent"), or words saying
+nothing was found ("None found in this story", "Nothing stands out"). A story sentence runs
+on ("Nothing in his face surprised her...", "None of the guests saw her leave", "No one
+knew", "No-one knew")."""
+_QUOTED = re.compile('["\u201c]([^"\u201c\u201d\n]*)["\u201d]\\s*(?:$|\n|[-.,;:!?(\u2013\u2014])')
+"""A section's first text in double quotation marks, followed by the end of the line or
+punctuation ('"NA" - the story is consistent', not '"No," she said')."""
 _DENIALS = re.compile(r"na|n a|none|nothing|not applicable|no")
-"""What a quoted section may still say for "no error" ("NA", as the format asks)."""
+"""What a section in quotation marks may say for "no error" ("NA", as the format asks)."""
 _QUOTE_MARKS = "\"'\u201c\u2018"
 
 
@@ -199,12 +206,21 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
         return None
     end = re.search(rf"(?:^|\n){_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}", section)
     text = section[: end.start()] if end else section
-    quote, said = _clean(text), " ".join(words(text))
-    # Sentences in quotation marks are the story's, whatever their first word.
-    if text.lstrip(" \t\r\n*_>-").startswith(tuple(_QUOTE_MARKS)):
-        return "" if _DENIALS.fullmatch(said) else quote
-    denial = _NO_ERRORS.fullmatch(said) or _NOTHING_FOUND.match(quote.lower())
-    return "" if denial else quote
+    quote, opening = _clean(text), text.lstrip(" \t\r\n*_>-")
+    if opening.startswith(tuple(_QUOTE_MARKS)):
+        # Sentences in quotation marks are the story's, whatever their first word, but a
+        # quoted denial is a denial, whatever follows it ('"NA" - the story is consistent').
+        first = _QUOTED.match(opening)
+        said = " ".join(words(text))
+        denial = _DENIALS.fullmatch(said) or (first and _denies(first.group(1)))
+        return "" if denial else quote
+    return "" if _denies(text) else quote
+
+
+def _denies(text: str) -> bool:
+    """Whether `text` says there is no error (`_NO_ERRORS`, `_NOTHING_FOUND`)."""
+    plain = re.sub(r"[*_]+", "", _clean(text).lower())
+    return bool(_NO_ERRORS.fullmatch(" ".join(words(text))) or _NOTHING_FOUND.match(plain))
 
 
 # ---------------------------------------------------------------------------------- judge
