@@ -938,6 +938,13 @@ def test_an_extra_body_field_apart_from_thinking_still_tells_runs_apart() -> Non
     assert model_settings_label(config, "{}", THINKING_SETTINGS) == model_settings_label(
         config, "{}"
     )
+    # So in `extra_body` too: two schemas are two settings, whatever their properties' names.
+    answer: dict[str, Any] = {"answer": {"type": "string"}}
+    formats = [
+        {"response_format": {"type": "json_schema", "schema": {"properties": properties}}}
+        for properties in (answer | {"reasoning": {"type": "string"}}, answer)
+    ]
+    assert other(formats[0]) != other(formats[1])
 
 
 def test_wilsons_ends_are_exact_at_none_and_all() -> None:

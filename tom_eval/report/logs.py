@@ -59,6 +59,9 @@ same names at any depth of `extra_body` (`{"chat_template_kwargs": {"enable_thin
 false}}` for vLLM, `{"reasoning": {"enabled": true}}` for OpenRouter): a thinking pair's two
 runs differ in these alone (`other_settings`), so another `extra_body` field still tells
 runs apart, and so does Anthropic's `effort`, which sizes any reply, thinking or not."""
+SCHEMAS = ("response_format", "json_schema", "schema", "guided_json", "properties")
+"""Keys of `extra_body` whose dicts describe a reply (a response format, a JSON schema):
+their keys name the reply's properties, never a setting."""
 SHOWN_CHARACTERS = 40
 """A longer setting (a system message, say) is shown by its start and its digest."""
 
@@ -379,14 +382,15 @@ def model_settings_label(config: Any, args: Any, leave_out: Sequence[str] = ()) 
 def _without(
     settings: dict[str, Any], names: Sequence[str], nested: bool = False
 ) -> dict[str, Any]:
-    """`settings` without the keys `names`, there and at any depth of `extra_body` (not of
-    another dict, such as a response schema, whose keys name its properties); a dict of
-    `extra_body` left empty goes too (`chat_template_kwargs` of `enable_thinking` alone)."""
+    """`settings` without the keys `names`, there and at any depth of `extra_body` (not in
+    another dict, nor in a response format in `extra_body`: a schema's keys name its
+    properties); a dict of `extra_body` left empty goes too (`chat_template_kwargs` of
+    `enable_thinking` alone)."""
     kept = {}
     for key, value in settings.items():
         if key in names:
             continue
-        if isinstance(value, dict) and (nested or key == "extra_body"):
+        if isinstance(value, dict) and (nested or key == "extra_body") and key not in SCHEMAS:
             value = _without(value, names, nested=True)
             if not value:
                 continue
@@ -418,12 +422,12 @@ def _thinking_verdicts(
     settings: dict[str, Any], within: str = "", nested: bool = False
 ) -> Iterator[str]:
     """The verdict, on or off, of each setting that switches or sizes thinking, there and in
-    `extra_body` and the thinking settings' own dicts (not in another dict, such as a
-    response schema); `within` is the thinking setting holding these (`thinking`'s `type`,
-    `reasoning`'s `enabled` and `effort`: Anthropic's own `effort` sizes a reply, thinking
-    or not)."""
+    `extra_body` and the thinking settings' own dicts (not in another dict, nor in a
+    response format, `SCHEMAS`); `within` is the thinking setting holding these
+    (`thinking`'s `type`, `reasoning`'s `enabled` and `effort`: Anthropic's own `effort`
+    sizes a reply, thinking or not)."""
     for key, value in settings.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and key not in SCHEMAS:
             if nested or key == "extra_body" or key in THINKING_SETTINGS:
                 inner = key if key in THINKING_SETTINGS else within
                 yield from _thinking_verdicts(value, inner, nested=True)
