@@ -124,6 +124,8 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     assert judge_verdict("maybe") is None
     assert open_answer("Reasoning: x\n\nAnswer: He walks north.") == "He walks north."
     assert open_answer("He walks north.") == "He walks north."
+    # A bold answer's closing is not the answer's.
+    assert open_answer("**Answer:** **He walks north.**") == "He walks north."
 
 
 # ----------------------------------------------------------------------------- the data

@@ -130,7 +130,10 @@ def open_answer(reply: str) -> str:
     """The predicted action of an open-ended reply: what follows its last "Answer:", else
     the whole reply."""
     after = _after_label(reply, "answer")
-    return (after if after is not None and after.strip() else reply).strip()
+    if after is None or not after.strip():
+        return reply.strip()
+    # The label took the opening of a bold answer ("**Answer:** **Walk.**"), so its closing.
+    return after.strip().removesuffix("**").removesuffix("__").strip()
 
 
 # ------------------------------------------------------------------------------------ IKD
