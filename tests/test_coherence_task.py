@@ -262,6 +262,16 @@ def test_the_report_pools_the_logs_of_one_run(tmp_path: Path) -> None:
     assert any("20 sample(s) also in a later or fuller log of the run" in w for w in warnings)
 
 
+def test_the_report_of_a_run_of_every_task_is_the_logs_own(tmp_path: Path) -> None:
+    """Items of every task in one run: their distributions have other answers (actions,
+    beliefs, desires), and the report reads each as it was logged."""
+    log = run(tmp_path / "logs", "tom/rational", sample=6)
+    write_report([tmp_path / "logs"], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "coherence.csv").to_dict("records")
+    for key, value in metrics(log).items():
+        assert row[key] == pytest.approx(value, nan_ok=True), key
+
+
 def test_two_sessions_of_one_run_are_read_from_one_copy(tmp_path: Path) -> None:
     """Logs of one run whose eval metadata differ are two sessions, and both keep their
     samples; a coherence run is one set of answers, so each item is read from the

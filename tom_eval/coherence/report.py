@@ -29,7 +29,7 @@ from tom_eval.report.charts import save
 from tom_eval.report.logs import (
     by_preference,
     changed_settings,
-    json_object,
+    json_objects,
     label_runs,
     once_per_sample,
 )
@@ -152,8 +152,8 @@ def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd
             "run": frame["eval_id"].map(evals.set_index("eval_id")["run"]),
             "id": frame["id"],
             "epoch": frame["epoch"],
-            "values": frame.get("score_coherence_scorer", none).map(json_object),
-            "metadata": frame.get("score_coherence_scorer_metadata", none).map(json_object),
+            "values": json_objects(frame.get("score_coherence_scorer", none)),
+            "metadata": json_objects(frame.get("score_coherence_scorer_metadata", none)),
         }
     )
     scored = samples["values"].map(bool)

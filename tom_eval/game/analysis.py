@@ -46,6 +46,7 @@ from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
     changed_settings,
     json_object,
+    json_objects,
     label_runs,
     names_by_digest,
     number,
@@ -275,14 +276,14 @@ def _games(
         games[column] = frame["eval_id"].map(runs[column])
     games["baseline"] = frame["eval_id"].map(runs["baseline"]).astype(bool)
     games["sample"], games["epoch"] = frame["id"], frame["epoch"]
-    scores = frame["score_game_scorer"].map(json_object)
+    scores = json_objects(frame["score_game_scorer"])
     for key in GAME_KEYS:
         # A list, not Series.map: a column of NaN only would become pyarrow's NA.
         games[key] = [number(values.get(key)) for values in scores]
     unscored = games["win"].isna()
     for run, count in games.loc[unscored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} game(s) errored or unscored; left out")
-    metadata = frame.loc[~unscored, "score_game_scorer_metadata"].map(json_object)
+    metadata = json_objects(frame.loc[~unscored, "score_game_scorer_metadata"])
     games = games[~unscored].reset_index(drop=True)
     turns = [
         {
@@ -421,7 +422,7 @@ def _samples(
             f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
         )
     runs = evals.set_index("eval_id")
-    scores = frame["score_tom_scorer"].map(json_object)
+    scores = json_objects(frame["score_tom_scorer"])
     tidy = pd.DataFrame(
         {
             "run": frame["eval_id"].map(runs["run"]),
@@ -441,7 +442,7 @@ def _samples(
             "optimal_action": frame["metadata_optimal_action"],
             "ect": frame["metadata_ect"].astype(int),
             "visible_events": frame["metadata_visible_events"].astype(int),
-            "story": frame["metadata_story"].map(json_object),
+            "story": json_objects(frame["metadata_story"]),
             "base_story": frame.get("metadata_base_story", frame["id"]),
             "level": frame.get("metadata_level", pd.Series(math.nan, index=frame.index)),
             "opponent_believes_false": [

@@ -16,7 +16,7 @@ from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 from tom_eval.knowledge.dataset import DATA_DIGEST
 from tom_eval.report.logs import (
     changed_settings,
-    json_object,
+    json_objects,
     label_runs,
     names_by_digest,
     number,
@@ -123,7 +123,7 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
     values = pd.DataFrame(
         [
             {"run": runs[eval_id]} | {key: number(v.get(key)) for key in COLUMNS[task]}
-            for eval_id, v in zip(frame["eval_id"], _scores(frame).map(json_object), strict=True)
+            for eval_id, v in zip(frame["eval_id"], json_objects(_scores(frame)), strict=True)
         ],
         columns=["run", *COLUMNS[task]],
     )

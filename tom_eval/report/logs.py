@@ -358,6 +358,13 @@ def json_object(text: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def json_objects(column: pd.Series) -> pd.Series:
+    """`json_object` of each value, as plain dicts. `Series.map` would make them one
+    pyarrow struct on the columns `samples_df` gives, adding every other row's keys as None
+    (a distribution of actions beside one of beliefs) and casting their values alike."""
+    return pd.Series([json_object(value) for value in column], index=column.index, dtype=object)
+
+
 def number(value: Any) -> float:
     """A score value; None (an unscored NaN, stored as null) is NaN."""
     return math.nan if value is None else float(value)
