@@ -31,6 +31,7 @@ from inspect_ai.model import (
 from matplotlib.figure import Figure
 
 from conftest import ROOT
+from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.players import respond
@@ -278,6 +279,40 @@ def test_a_log_in_a_hidden_folder_is_named_and_not_counted(
     assert ".import-x" in capsys.readouterr().err
     summaries = [(tmp_path / out / "summary.csv").read_text() for out in ("plain", "hidden")]
     assert summaries[0] == summaries[1]
+
+
+def test_a_log_without_its_samples_is_named_and_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every section computes from the samples: a log written with --no-log-samples is left
+    out by name (it was a traceback or "not logs of this version"), and alone it is refused
+    in one line with nothing written."""
+    folder = tmp_path / "logs"
+    players = {
+        "tom/oracle": tom(ids="12", extras="0A", reps=1),
+        "tom/belief-oracle": false_belief(),
+    }
+    for player, unlogged_task in players.items():
+        inspect_eval(
+            unlogged_task,
+            model=player,
+            log_dir=str(folder / "unlogged"),
+            display="none",
+            log_samples=False,
+            limit=2,
+        )
+    inspect_eval(
+        tom(ids="12", extras="0A", reps=1),
+        model="tom/oracle",
+        log_dir=str(folder / "logged"),
+        display="none",
+    )
+    assert main(["report", str(folder), "--out", str(tmp_path / "both"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("holds no samples (written with --no-log-samples)") == 2, err
+    assert main(["report", str(folder / "unlogged"), "--out", str(tmp_path / "none")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "--no-log-samples" in line and not (tmp_path / "none").exists()
 
 
 def test_a_run_repeated_as_it_was_counts_once(

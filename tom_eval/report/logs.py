@@ -81,17 +81,19 @@ _REPLACED = ("model_args", "task_arg_*")
 _COLUMNS = [column for column in EvalColumns if column.name not in _REPLACED] + [
     EvalColumn("model_args", path="eval.model_args"),
     EvalColumn("task_arg_*", path="eval.task_args", value=_within_int64),
+    EvalColumn("log_samples", path="eval.config.log_samples"),
 ]
 """evals_df's columns, with `model_args` read from the model args (inspect-ai 0.3.285
-reads that column from the base URL) and a task argument beyond 64 bits as text (a stray
-`-T name=<huge>` that the task only warned about would otherwise leave its log unread)."""
+reads that column from the base URL), a task argument beyond 64 bits as text (a stray
+`-T name=<huge>` that the task only warned about would otherwise leave its log unread) and
+whether the log holds its samples (`--no-log-samples`)."""
 
 
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
     """One row per log under `paths` with scored samples, each with its `model_settings`
     label, its `other_settings` (those apart from thinking) and `thinking` (off, on or
-    default); and a warning for each log left out: one that cannot
-    be read, and one with no results (empty, or unfinished)."""
+    default); and a warning for each log left out: one that cannot be read, one with no
+    results (empty, or unfinished) and one without its samples."""
     logs, warnings = readable_logs(paths)
     if not logs:
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
@@ -113,7 +115,13 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         without_results(log, status)
         for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
     ]
-    evals = evals[~empty]
+    unlogged = (evals["log_samples"] == False) & ~empty  # noqa: E712 (None: logged)
+    warnings += [
+        f"{log}: holds no samples (written with --no-log-samples), and the report is "
+        "computed from them; skipped"
+        for log in evals.loc[unlogged, "log"]
+    ]
+    evals = evals[~empty & ~unlogged]
     # From the kept rows: a Series of the dropped ones would add them back to an empty frame.
     evals = evals.assign(person=evals["model"] == PERSON)
     evals = _without_repeats(evals, warnings)
