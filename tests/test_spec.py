@@ -143,8 +143,24 @@ def test_a_missing_spec_file_names_the_file(tmp_path: Path) -> None:
         (
             "mastery_ids: [1]\ncategories:\n  - name: X\n    components:\n"
             "      - {ids: [1], expected: Pass, success: optimal}\n",
-            "malformed mastery data",
+            "a component of category 'X' has no 'weight'",
         ),
+        ("mastery_ids: [12]\ncategories: [foo]\n", "expected a mapping at a category"),
+        *[
+            (
+                "mastery_ids: [1]\ncategories:\n  - name: X\n    components:\n"
+                f"      - {{{component}}}\n",
+                problem,
+            )
+            for component, problem in (
+                ("ids: '12', expected: Pass, weight: 1, success: optimal", "'ids' must be a"),
+                ("ids: [1.9, true], expected: Pass, weight: 1, success: optimal", "integer Ids"),
+                ("ids: [1], expected: Pass, weight: -5, success: optimal", "weight -5, not a"),
+                ("ids: [1], expected: Pass, weight: .nan, success: optimal", "weight nan, not"),
+                ("ids: [1], expected: Pass, weight: 1, success: optimal, bonus: 2", "'bonus'"),
+            )
+        ],
+        ("mastery_ids2: [1]\ncategories: []\n", "an unknown key 'mastery_ids2'"),
     ],
 )
 def test_bad_mastery_files_fail_with_one_line(tmp_path: Path, text: str, problem: str) -> None:

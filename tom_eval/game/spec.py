@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -235,16 +236,12 @@ class Mastery:
 
 
 def read_mastery(path: Path | None = None) -> Mastery:
-    """Read and validate the mastery categories file."""
+    """Read and validate the mastery categories file: every key known, every value of its
+    type (a misspelt key or an Id given as text would otherwise be read as something else)."""
     path = path or default_mastery_file()
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a mapping at the top level")
-    try:
-        categories = tuple(_category(path, entry) for entry in _list(path, data, "categories"))
-        return Mastery(_ids(path, data, "mastery_ids"), categories)
-    except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"{path}: malformed mastery data ({error})") from error
+    data = _mapping(path, read_yaml(path), "the top level", (), ("mastery_ids", "categories"))
+    categories = tuple(_category(path, entry) for entry in _list(path, data, "categories"))
+    return Mastery(_ids(path, data, "mastery_ids"), categories)
 
 
 def check_mastery_ids(mastery: Mastery, rows: list[SpecRow], path: Path | None = None) -> None:
@@ -260,36 +257,52 @@ def check_mastery_ids(mastery: Mastery, rows: list[SpecRow], path: Path | None =
         )
 
 
-def _list(path: Path, data: dict[str, Any], key: str) -> list[Any]:
+def _list(path: Path, data: dict[str, Any], key: str, where: str = "") -> list[Any]:
     value = data.get(key)
     if not isinstance(value, list) or not value:
-        raise InputError(f"{path}: '{key}' must be a non-empty list")
+        raise InputError(f"{path}: {where}'{key}' must be a non-empty list")
     return value
 
 
-def _ids(path: Path, data: dict[str, Any], key: str) -> tuple[int, ...]:
-    values = _list(path, data, key)
+def _ids(path: Path, data: dict[str, Any], key: str, where: str = "") -> tuple[int, ...]:
+    values = _list(path, data, key, where)
     if not all(isinstance(value, int) and not isinstance(value, bool) for value in values):
-        raise InputError(f"{path}: '{key}' must list integer Ids")
+        raise InputError(f"{path}: {where}'{key}' must list integer Ids")
     return tuple(values)
 
 
-def _category(path: Path, entry: dict[str, Any]) -> MasteryCategory:
+def _mapping(
+    path: Path, value: object, what: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """`value` as a mapping with every key of `keys`, and no key beyond `optional`."""
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: expected a mapping at {what}")
+    missing = [key for key in keys if key not in value]
+    unknown = sorted(str(key) for key in value if key not in keys + optional)
+    if missing or unknown:
+        problem = f"no '{missing[0]}'" if missing else f"an unknown key '{unknown[0]}'"
+        raise InputError(f"{path}: {what} has {problem}")
+    return value
+
+
+def _category(path: Path, entry: object) -> MasteryCategory:
+    entry = _mapping(path, entry, "a category", ("name", "components"), ("measures",))
+    name = f"category '{entry['name']}'"
     components = []
-    for component in _list(path, entry, "components"):
-        expected, success = component["expected"], component["success"]
+    for component in _list(path, entry, "components", f"{name}: "):
+        fields = ("ids", "expected", "weight", "success")
+        component = _mapping(path, component, f"a component of {name}", fields)
+        expected, success, weight = component["expected"], component["success"], component["weight"]
         if expected not in MASTERY_EXPECTED:
-            raise InputError(
-                f"{path}: category '{entry['name']}' has unknown expected '{expected}'"
-            )
+            raise InputError(f"{path}: {name} has unknown expected '{expected}'")
         if success not in SUCCESS_RULES:
-            raise InputError(f"{path}: category '{entry['name']}' has unknown success '{success}'")
+            raise InputError(f"{path}: {name} has unknown success '{success}'")
+        number = isinstance(weight, int | float) and not isinstance(weight, bool)
+        if not (number and math.isfinite(weight) and weight > 0):
+            raise InputError(f"{path}: {name} has weight {weight!r}, not a positive number")
         components.append(
             MasteryComponent(
-                tuple(int(spec_id) for spec_id in component["ids"]),
-                expected,
-                float(component["weight"]),
-                success,
+                _ids(path, component, "ids", f"{name}: "), expected, float(weight), success
             )
         )
     return MasteryCategory(str(entry["name"]), str(entry.get("measures", "")), tuple(components))
