@@ -114,6 +114,7 @@ def test_history_modes_shape_the_conversation(tmp_path: Path, history: str) -> N
         ({"history": "some"}, "history must be one of none, full, actions"),
         ({"turns": 6}, "turns must be a positive multiple of 4"),
         ({"games": 0}, "games must be positive"),
+        ({"games": 10**9}, "games must be at most 100,000"),
         ({"turns": "abc"}, "turns must be a whole number, not 'abc'"),
         ({"reps": "two"}, "reps must be a whole number, not 'two'"),
     ],

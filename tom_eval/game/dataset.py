@@ -150,6 +150,10 @@ def checked_solution(record: ScenarioRecord, rules: Rules, with_neutral: bool) -
     return solution
 
 
+MAX_GAMES = 100_000
+"""The most games one task builds (100,000 take about 10 s and 0.6 GB to build)."""
+
+
 def game_dataset(
     records: list[ScenarioRecord],
     games: int,
@@ -163,6 +167,11 @@ def game_dataset(
     with the spec factors of its A turn."""
     if games <= 0:
         raise InputError(f"games must be positive, not {games}")
+    if games > MAX_GAMES:
+        raise InputError(
+            f"games must be at most {MAX_GAMES:,}, not {games:,} (every game is built in "
+            "memory, about 6 kB each, before --limit applies)"
+        )
     for record in records:
         checked_solution(record, rules, with_neutral)
     by_key = {record.key: record for record in records}
