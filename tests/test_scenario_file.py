@@ -133,6 +133,8 @@ def test_a_hand_written_reference_scenario_reads_and_checks() -> None:
         ),
         (lambda r: r.update(present_initially=["A"]), "impossible story: . acts while absent"),
         (lambda r: r.update(rep="one"), "'rep' must be an integer"),
+        # A log's columns are 64-bit: `tom-eval report` could not read the run.
+        (lambda r: r.update(rep=10**20), r"'rep' must be an integer from -2\*\*63"),
         (lambda r: r["labels"].update(self="Guesses X"), "unknown self 'Guesses X'"),
     ],
 )

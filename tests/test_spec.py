@@ -87,6 +87,10 @@ def test_mastery_categories_agree_with_the_spec_table(spec_rows: list[SpecRow]) 
             "row 2: Id must be a positive integer",
         ),
         (
+            HEADER + f"{2**63},0A,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n",
+            r"row 2: Id must be a positive integer below 2\*\*63",
+        ),
+        (
             HEADER + "12,0A,Boss,Believes X,Knows Truth,Unknown,Ask Teammate\n",
             "unknown Answerer 'Boss'",
         ),

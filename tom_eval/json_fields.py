@@ -12,6 +12,10 @@ from typing import Any, NoReturn
 
 from tom_eval.errors import InputError, read_user_text
 
+LARGEST = 2**63
+"""Whole numbers lie in [-LARGEST, LARGEST): a log's values are read back into 64-bit
+columns (`tom-eval report`), which cannot hold a larger one."""
+
 READ_ERRORS = (ValueError, RecursionError)
 """What `json.loads` (and `yaml.safe_load`, for RecursionError) raise on text they refuse:
 a syntax error (JSONDecodeError, a ValueError), nesting deeper than Python's recursion
@@ -101,6 +105,8 @@ class JsonFields:
         value = self.get(name)
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(f"'{name}' must be an integer, got {value!r}")
+        if not -LARGEST <= value < LARGEST:
+            self.fail(f"'{name}' must be an integer from -2**63 to 2**63 - 1, got {value}")
         return value
 
     def boolean(self, name: str, default: bool) -> bool:

@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from tom_eval.errors import InputError
+from tom_eval.json_fields import LARGEST
 from tom_eval.refusal import refused
 
 logger = logging.getLogger(__name__)
 
 Choice = TypeVar("Choice", bound=str)
-LARGEST = 2**63
 
 
 @contextmanager

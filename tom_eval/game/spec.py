@@ -12,7 +12,7 @@ from typing import Any
 
 from tom_eval.errors import InputError
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
-from tom_eval.json_fields import read_yaml
+from tom_eval.json_fields import LARGEST, read_yaml
 
 EXTRAS: tuple[str, ...] = ("0A", "0B", "1A", "1B")
 ANSWERERS: tuple[str, ...] = ("Self", "Teammate", "Opponent")
@@ -92,8 +92,8 @@ def _spec_row(path: Path, number: int, cells: list[str]) -> SpecRow:
     if len(cells) != len(SPEC_COLUMNS):
         raise InputError(f"{where}: expected {len(SPEC_COLUMNS)} cells, got {len(cells)}")
     id_text, extra, answerer, self_label, teammate, opponent, action = (c.strip() for c in cells)
-    if not is_whole_number(id_text) or int(id_text) < 1:
-        raise InputError(f"{where}: Id must be a positive integer, got '{id_text}'")
+    if not is_whole_number(id_text) or not 1 <= int(id_text) < LARGEST:
+        raise InputError(f"{where}: Id must be a positive integer below 2**63, got '{id_text}'")
     checks = (
         ("Extra", extra, EXTRAS),
         ("Answerer", answerer, ANSWERERS),

@@ -20,7 +20,7 @@ from inspect_ai.analysis import EvalColumn, EvalColumns, evals_df
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
 from tom_eval.errors import InputError
-from tom_eval.task_args import LARGEST
+from tom_eval.json_fields import LARGEST
 
 CALL_CONFIG = (
     "max_retries",
