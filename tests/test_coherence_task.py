@@ -497,7 +497,11 @@ def test_bad_parameters_are_one_line_errors(arguments: dict[str, Any], message: 
     [
         ("[1, 2]", "a prior maps answer keys to weights"),
         ("'d=likes|likes': 1", "container DI has no weight for d=dislikes|likes"),
-        ("'d=likes|likes': -1", "the weight of d=likes|likes must be 0 or more"),
+        ("'d=likes|likes': -1", "the weight of d=likes|likes must be a finite number, 0 or"),
+        (f"'d=likes|likes': {10**400}", "the weight of d=likes|likes must be a finite number"),
+        ("'d=likes|likes': .inf", "the weight of d=likes|likes must be a finite number"),
+        ("'d=likes|likes': 1e-3", "container DI has no weight for d=dislikes|likes"),
+        ("'d=likes|likes': one", "the weight of d=likes|likes is not a number"),
         (
             "'d=likes|likes': 1\n'd=likes|likes': 2",
             "the key 'd=likes|likes' is given twice (line 2)",
