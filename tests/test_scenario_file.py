@@ -116,6 +116,12 @@ def test_a_hand_written_reference_scenario_reads_and_checks() -> None:
     assert finding.disagreements == []
 
 
+def test_an_editors_byte_order_mark_is_not_the_files(small_file: Path, tmp_path: Path) -> None:
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + small_file.read_bytes())
+    assert read_scenarios(marked) == read_scenarios(small_file)
+
+
 @pytest.mark.parametrize(
     ("mutate", "problem"),
     [

@@ -70,6 +70,12 @@ def test_mastery_categories_agree_with_the_spec_table(spec_rows: list[SpecRow]) 
     ]
 
 
+def test_a_spreadsheets_byte_order_mark_and_blank_lines_are_no_rows(tmp_path: Path) -> None:
+    path = tmp_path / "spec.csv"
+    path.write_text("\ufeff" + HEADER + GOOD_ROW + "\n,,,\n", encoding="utf-8")
+    assert [row.id for row in read_spec(path)] == [12]
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [

@@ -29,10 +29,11 @@ def user_path(text: str) -> Path:
 
 
 def read_user_text(path: Path, where: str | None = None) -> str:
-    """The text of a file the user gave; one that cannot be read (missing, a folder, not
-    UTF-8) is an InputError naming it (`where`, or the path)."""
+    """The text of a file the user gave, without the byte-order mark some editors write;
+    one that cannot be read (missing, a folder, not UTF-8) is an InputError naming it
+    (`where`, or the path)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise InputError(f"{where or path}: cannot read ({error.strerror or error})") from None
     except UnicodeDecodeError as error:

@@ -71,12 +71,17 @@ def read_spec(path: Path | None = None) -> list[SpecRow]:
     """Read and validate a spec table; any problem is one InputError naming file and row."""
     path = path or default_spec_file()
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        # utf-8-sig: a spreadsheet's byte-order mark is not part of the first column's name.
+        with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle)
             header = next(reader, None)
             if header is None or tuple(cell.strip() for cell in header) != SPEC_COLUMNS:
                 raise InputError(f"{path}: header must be {','.join(SPEC_COLUMNS)}, got {header}")
-            rows = [_spec_row(path, number, cells) for number, cells in enumerate(reader, 2)]
+            rows = [
+                _spec_row(path, number, cells)
+                for number, cells in enumerate(reader, 2)
+                if any(cell.strip() for cell in cells)  # blank lines, as editors leave at the end
+            ]
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})") from error
     except (csv.Error, UnicodeDecodeError) as error:
