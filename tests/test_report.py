@@ -34,10 +34,14 @@ from conftest import ROOT
 from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval.cli import main
+from tom_eval.errors import InputError
 from tom_eval.game.players import respond
+from tom_eval.registry import report_sections
 from tom_eval.report.logs import model_settings_label, names_by_digest, once_per_sample
+from tom_eval.report.section import Context
 from tom_eval.report.stats import balanced as balanced_interval
 from tom_eval.report.stats import combined_interval
+from tom_eval.report.writer import write_report
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;
@@ -313,6 +317,30 @@ def test_a_log_without_its_samples_is_named_and_skipped(
     assert main(["report", str(folder / "unlogged"), "--out", str(tmp_path / "none")]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "--no-log-samples" in line and not (tmp_path / "none").exists()
+
+
+class RefusingSection:
+    """A section that refuses its logs after the game's section has written its files."""
+
+    tasks: tuple[str, ...] = ("tom",)
+
+    def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
+        raise InputError("refused")
+
+
+def test_a_report_that_fails_part_way_leaves_the_folder_as_it_was(
+    logs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    write_report([logs], report_sections(), out)
+    for table in out.glob("*.csv"):  # the earlier report's, unlike what this one writes
+        table.write_text("earlier\n")
+    before = {file.name: file.read_bytes() for file in out.iterdir()}
+    for folder in (out, tmp_path / "new"):
+        with pytest.raises(InputError, match="refused"):
+            write_report([logs], [*report_sections(), RefusingSection()], folder)
+    assert {file.name: file.read_bytes() for file in out.iterdir()} == before
+    assert not (tmp_path / "new").exists()
 
 
 def test_a_run_repeated_as_it_was_counts_once(

@@ -3,13 +3,19 @@
 A report written into the folder of an earlier one replaces it: the files the earlier
 report wrote and this one does not (another task's CSV, say) are removed, so the folder
 never mixes two reports. The folder's `.report-files` lists what the last report wrote;
-nothing else in the folder is touched.
+nothing else in the folder is touched. A report is written in a hidden folder inside it and
+moved in only when whole, so one that fails part-way changes nothing.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+import pandas as pd
 
 from tom_eval.errors import InputError
 from tom_eval.files import write_atomically
@@ -37,13 +43,28 @@ def write_report(
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
         logs = ", ".join(str(path) for path in paths)
         raise InputError(f"{logs}: no tom-eval run with scored samples{skipped}")
+    existed = out.exists()
     make_folder(out)
     # Checked before anything is written: a report stopped half-way would mix two.
     blocked = sorted(entry.name for entry in out.iterdir() if _may_write(entry))
     if blocked:
         raise InputError(f"{out / blocked[0]}: is not a file, where a report may write one")
-    earlier, before = _written_before(out), _files(out)
-    context = Context(out, examples, quiet, warnings)
+    # Written aside, then moved in: a section that refuses or fails leaves the folder as it
+    # was (an earlier report whole, or no folder), never half a report.
+    staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+    context = Context(staging, examples, quiet, warnings)
+    try:
+        _write_sections(evals, sections, context)
+        _move_in(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not existed and not any(out.iterdir()):
+            out.rmdir()
+    return out / "report.md", context.warnings
+
+
+def _write_sections(evals: pd.DataFrame, sections: Sequence[Section], context: Context) -> None:
+    """report.md and every section's files, into `context.out`."""
     body = []
     for section in sections:
         mine = evals[evals["task_name"].isin(section.tasks)].copy()
@@ -51,17 +72,22 @@ def write_report(
             body += section.write(mine, context)
     warned = [f"> warning: {warning}" for warning in context.warnings]
     lines = ["# tom-eval report", "", *warned, *([""] if warned else []), *body]
-    path = out / "report.md"
-    write_atomically(path, "\n".join(lines))
-    # Written now: new, or changed since (every writer replaces or rewrites a whole file).
-    written = sorted(name for name, seen in _files(out).items() if before.get(name) != seen)
+    write_atomically(context.out / "report.md", "\n".join(lines))
+
+
+def _move_in(staging: Path, out: Path) -> None:
+    """The report written in `staging` moved into `out`, in place of the earlier one: the
+    files the earlier report wrote and this one did not are removed, and only those."""
+    earlier = _written_before(out)
+    written = sorted(file.name for file in staging.iterdir())
+    for name in written:
+        os.replace(staging / name, out / name)
     for name in sorted(set(earlier) - set(written)):
         stale = out / name
         # Only what a report writes: an Inspect log written beside it while it ran is kept.
         if stale.suffix in REPORT_SUFFIXES and stale.is_file():
             stale.unlink(missing_ok=True)
     write_atomically(out / FILES, "".join(f"{name}\n" for name in written))
-    return path, context.warnings
 
 
 REPORT_SUFFIXES = (".md", ".csv", ".png")
@@ -74,15 +100,6 @@ def _may_write(entry: Path) -> bool:
     """An entry of the folder in the way of a file the report may write (report.md, a CSV,
     a chart): a folder, say."""
     return entry.suffix in REPORT_SUFFIXES and not entry.is_file()
-
-
-def _files(out: Path) -> dict[str, tuple[int, int, int]]:
-    """The folder's files (but the list itself), each with its inode, size and mtime."""
-    return {
-        file.name: (status.st_ino, status.st_size, status.st_mtime_ns)
-        for file in out.iterdir()
-        if file.name != FILES and file.is_file() and (status := file.stat())
-    }
 
 
 def _written_before(out: Path) -> list[str]:
