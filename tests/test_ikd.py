@@ -88,8 +88,8 @@ from tom_eval.report.writer import write_report
                 '"NA" - the story is consistent.',
                 '"No logical errors found."',
                 "No contradictions.",
-                "No, the story is consistent.",
                 "The story is logically consistent.",
+                "'NA' - the story is consistent.",
             )
         ],
         *[
@@ -99,6 +99,25 @@ from tom_eval.report.writer import write_report
                 ("No-one saw her leave.", "No-one saw her leave"),
                 ("Nothing seemed to bother her.", "Nothing seemed to bother her"),
                 ("Nathan knew the code.", "Nathan knew the code"),
+                ('"Nothing here had changed."', "Nothing here had changed"),
+                ('"No problems arose during the trip."', "No problems arose during the trip"),
+                ('"None, except Anna, saw the key."', "None, except Anna, saw the key"),
+                (
+                    '"No", said Mary, "the ball is in the box."',
+                    'No", said Mary, "the ball is in the box',
+                ),
+                (
+                    '"The story is consistent with what Tom saw."',
+                    "The story is consistent with what Tom saw",
+                ),
+                (
+                    "No, Tom could not have seen the ball moved.",
+                    "No, Tom could not have seen the ball moved",
+                ),
+                (
+                    "The story is consistent until Tom says he saw it.",
+                    "The story is consistent until Tom says he saw it",
+                ),
             )
         ],
         # The bold label's closing, then the verdict on the next line.

@@ -126,6 +126,7 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     assert open_answer("He walks north.") == "He walks north."
     # A bold answer's closing is not the answer's.
     assert open_answer("**Answer:** **He walks north.**") == "He walks north."
+    assert open_answer("Answer: Walk to the **kitchen**") == "Walk to the **kitchen**"
 
 
 # ----------------------------------------------------------------------------- the data

@@ -132,8 +132,13 @@ def open_answer(reply: str) -> str:
     after = _after_label(reply, "answer")
     if after is None or not after.strip():
         return reply.strip()
-    # The label took the opening of a bold answer ("**Answer:** **Walk.**"), so its closing.
-    return after.strip().removesuffix("**").removesuffix("__").strip()
+    answer = after.strip()
+    # The label took the opening of a bold answer ("**Answer:** **Walk.**"): its closing is
+    # the one left unpaired ("Walk to the **kitchen**" keeps both).
+    for mark in ("**", "__"):
+        if answer.endswith(mark) and answer.count(mark) % 2:
+            answer = answer.removesuffix(mark).strip()
+    return answer
 
 
 # ------------------------------------------------------------------------------------ IKD
@@ -143,28 +148,35 @@ _NO_ERRORS = re.compile(
     r"no|none of the (?:sentences?|statements?|events?|above)(?: .*)?|(?:there (?:is|are|was|"
     r"were) |(?:the|this) story (?:contains|has) )?no (?:logical )?(?:errors?|"
     r"inconsistenc(?:y|ies)|contradictions?|issues?|problems?)(?: .*)?|(?:the|this) story is "
-    r"(?:logically |internally )?(?:consistent|coherent)(?: .*)?"
+    r"(?:logically |internally )?(?:consistent|coherent)(?: and (?:consistent|coherent))?"
 )
 """A denial in words (over the section's lower-case words): "No", "None of the
 sentences...", "No logical errors", "There are no logical errors: ...", "The story contains
-no logical errors", "The story is logically consistent"."""
+no logical errors", "The story is logically consistent" (and nothing after it: "The story
+is consistent until..." claims an error)."""
 _NOTHING_FOUND = re.compile(
-    r"(?:n[./ ]?a\.?|none|nothing|not applicable|no)(?:\s*(?:\n|$)|\s*[.,;:!?(\u2013\u2014]|"
+    r"(?:n[./ ]?a\.?|none|nothing|not applicable)(?:\s*(?:\n|$)|\s*[.,;:!?(\u2013\u2014]|"
     r"\s+-|\s+(?:found|identified|detected|noted|observed|present|exists?|to report|here|"
     r"whatsoever|at all|that (?:i|we) (?:can|could) (?:see|find|identify|detect)|stands? out|"
     r"seems?|appears?|in (?:the|this) (?:story|text))\b)"
 )
-"""A denial opening with "NA", "None", "Nothing" or "No" (over the section's lower-case
-text without markdown emphasis): the word alone on its line, then punctuation ("None. The
-story is consistent", "NA - no inconsistencies", "No, it is consistent"), or words saying
-nothing was found ("None found in this story", "Nothing stands out"). A story sentence runs
-on ("Nothing in his face surprised her...", "None of the guests saw her leave", "No one
-knew", "No-one knew")."""
-_QUOTED = re.compile('["\u201c]([^"\u201c\u201d\n]*)["\u201d]\\s*(?:$|\n|[-.,;:!?(\u2013\u2014])')
-"""A section's first text in double quotation marks, followed by the end of the line or
-punctuation ('"NA" - the story is consistent', not '"No," she said')."""
-_DENIALS = re.compile(r"na|n a|none|nothing|not applicable|no")
-"""What a section in quotation marks may say for "no error" ("NA", as the format asks)."""
+"""A denial opening with "NA", "None" or "Nothing" (over the section's lower-case text
+without markdown emphasis): the word alone on its line, then punctuation ("None. The story
+is consistent", "NA - no inconsistencies"), or words saying nothing was found ("None found
+in this story", "Nothing stands out"). A story sentence runs on ("Nothing in his face
+surprised her...", "None of the guests saw her leave")."""
+_QUOTED = re.compile(
+    "[\"'\u201c\u2018]([^\"'\u201c\u201d\u2018\u2019\n]*)[\"'\u201d\u2019]"
+    "\\s*(?:$|\n|[-.;:!?(\u2013\u2014])"
+)
+"""A section's first quoted text, followed by the end of the line or punctuation but a
+comma ('"NA" - the story is consistent', not '"No", said Mary')."""
+_DENIALS = re.compile(
+    r"(?:na|n a|none|nothing|not applicable|no)(?: (?:logical )?(?:errors?|"
+    r"inconsistenc(?:y|ies)|contradictions?)(?: (?:found|identified|detected))?)?"
+)
+"""What quoted text may say for "no error": "NA", as the format asks, or "No logical errors
+found"; a quoted sentence that says more is the story's ("Nothing here had changed")."""
 _QUOTE_MARKS = "\"'\u201c\u2018"
 
 
@@ -214,9 +226,8 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
         # Sentences in quotation marks are the story's, whatever their first word, but a
         # quoted denial is a denial, whatever follows it ('"NA" - the story is consistent').
         first = _QUOTED.match(opening)
-        said = " ".join(words(text))
-        denial = _DENIALS.fullmatch(said) or (first and _denies(first.group(1)))
-        return "" if denial else quote
+        said = " ".join(words(first.group(1) if first else text))
+        return "" if _DENIALS.fullmatch(said) else quote
     return "" if _denies(text) else quote
 
 
