@@ -343,6 +343,17 @@ def test_a_report_that_fails_part_way_leaves_the_folder_as_it_was(
     assert not (tmp_path / "new").exists()
 
 
+def test_a_report_writes_through_a_symbolic_link_in_its_folder(logs: Path, tmp_path: Path) -> None:
+    published = tmp_path / "published.md"
+    published.write_text("old\n")
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "report.md").symlink_to(published)
+    write_report([logs], report_sections(), out)
+    assert (out / "report.md").is_symlink()
+    assert published.read_text().startswith("# tom-eval report")
+
+
 def test_a_run_repeated_as_it_was_counts_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1008,6 +1019,12 @@ def test_an_extra_body_field_apart_from_thinking_still_tells_runs_apart() -> Non
         for properties in (answer | {"reasoning": {"type": "string"}}, answer)
     ]
     assert other(formats[0]) != other(formats[1])
+    reasoning: dict[str, Any] = {"reasoning": {"type": "string"}}
+    vllm = [
+        {"structured_outputs": {"json": {"properties": {}, "$defs": definitions}}}
+        for definitions in (reasoning, {})
+    ]
+    assert other(vllm[0]) != other(vllm[1])
 
 
 def test_wilsons_ends_are_exact_at_none_and_all() -> None:

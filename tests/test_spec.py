@@ -167,6 +167,7 @@ def test_a_missing_spec_file_names_the_file(tmp_path: Path) -> None:
                 ("ids: [1.9, true], expected: Pass, weight: 1, success: optimal", "integer Ids"),
                 ("ids: [1], expected: Pass, weight: -5, success: optimal", "weight -5, not a"),
                 ("ids: [1], expected: Pass, weight: .nan, success: optimal", "weight nan, not"),
+                (f"ids: [1], expected: Pass, weight: {10**400}, success: optimal", "too large"),
                 ("ids: [1], expected: Pass, weight: 1, success: optimal, bonus: 2", "'bonus'"),
             )
         ],

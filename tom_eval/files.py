@@ -46,7 +46,7 @@ def write_atomically(path: Path, text: str) -> None:
     place: the file appears whole or not at all, with the usual mode. A symbolic link is
     written through (the file it names is replaced, the link kept); a device, pipe or
     socket is refused, since renaming over it would replace it with a plain file."""
-    path = _file_to_write(path)
+    path = file_to_write(path)
     writable_folder(path.parent, path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -65,11 +65,11 @@ def write_atomically(path: Path, text: str) -> None:
 def writable_file(path: Path) -> None:
     """Checks, writing nothing, that `write_atomically` could write `path`: a command checks
     its outputs first, so that a refusal leaves nothing behind."""
-    path = _file_to_write(path)
+    path = file_to_write(path)
     writable_folder(path.parent, path, create=False)
 
 
-def _file_to_write(path: Path) -> Path:
+def file_to_write(path: Path) -> Path:
     """The file that writing `path` replaces: the file a symbolic link names; a folder,
     device, pipe or socket is an InputError."""
     if path.is_dir():

@@ -302,12 +302,15 @@ def _category(path: Path, entry: object) -> MasteryCategory:
             raise InputError(f"{path}: {name} has unknown expected '{expected}'")
         if success not in SUCCESS_RULES:
             raise InputError(f"{path}: {name} has unknown success '{success}'")
-        number = isinstance(weight, int | float) and not isinstance(weight, bool)
-        if not (number and math.isfinite(weight) and weight > 0):
+        if not (isinstance(weight, int | float) and not isinstance(weight, bool)):
+            raise InputError(f"{path}: {name} has weight {weight!r}, not a positive number")
+        try:
+            value = float(weight)
+        except OverflowError:
+            raise InputError(f"{path}: {name} has a weight too large for a number") from None
+        if not (math.isfinite(value) and value > 0):
             raise InputError(f"{path}: {name} has weight {weight!r}, not a positive number")
         components.append(
-            MasteryComponent(
-                _ids(path, component, "ids", f"{name}: "), expected, float(weight), success
-            )
+            MasteryComponent(_ids(path, component, "ids", f"{name}: "), expected, value, success)
         )
     return MasteryCategory(str(entry["name"]), str(entry.get("measures", "")), tuple(components))

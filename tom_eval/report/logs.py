@@ -59,7 +59,16 @@ same names at any depth of `extra_body` (`{"chat_template_kwargs": {"enable_thin
 false}}` for vLLM, `{"reasoning": {"enabled": true}}` for OpenRouter): a thinking pair's two
 runs differ in these alone (`other_settings`), so another `extra_body` field still tells
 runs apart, and so does Anthropic's `effort`, which sizes any reply, thinking or not."""
-SCHEMAS = ("response_format", "json_schema", "schema", "guided_json", "properties")
+SCHEMAS = (
+    "response_format",
+    "json_schema",
+    "schema",
+    "guided_json",
+    "structured_outputs",
+    "properties",
+    "$defs",
+    "definitions",
+)
 """Keys of `extra_body` whose dicts describe a reply (a response format, a JSON schema):
 their keys name the reply's properties, never a setting."""
 SHOWN_CHARACTERS = 40

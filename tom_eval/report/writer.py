@@ -9,7 +9,6 @@ moved in only when whole, so one that fails part-way changes nothing.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from tom_eval.errors import InputError
-from tom_eval.files import write_atomically
+from tom_eval.files import file_to_write, write_atomically
 from tom_eval.report.logs import read_evals
 from tom_eval.report.section import Context, Section
 from tom_eval.report.tables import make_folder
@@ -81,7 +80,8 @@ def _move_in(staging: Path, out: Path) -> None:
     earlier = _written_before(out)
     written = sorted(file.name for file in staging.iterdir())
     for name in written:
-        os.replace(staging / name, out / name)
+        # Through a symbolic link, as a report always wrote (the file it names is replaced).
+        shutil.move(staging / name, file_to_write(out / name))
     for name in sorted(set(earlier) - set(written)):
         stale = out / name
         # Only what a report writes: an Inspect log written beside it while it ran is kept.
