@@ -477,6 +477,8 @@ def test_a_prior_changes_the_inversion(tmp_path: Path) -> None:
         ({"floor": 2}, "floor must be a probability above 0 and below 1, not '2'"),
         ({"floor": "1e-15x"}, "floor must be a probability above 0 and below 1, not '1e-15x'"),
         ({"cost": float("inf")}, "cost must be a number of 0 or more, not 'inf'"),
+        # A whole number beyond a float (-T cost=1000...0) is not finite either.
+        ({"cost": 10**400}, "cost must be a number of 0 or more, not '1000"),
         ({"cost": True}, "cost must be a number of 0 or more, not 'True'"),
         ({"temperature": 1e-310}, "over temperature 1e-310 is beyond a float"),
         ({"cost": 1e308}, "cost 1e+308 over temperature 0.1 is beyond a float"),

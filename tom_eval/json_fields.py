@@ -5,6 +5,7 @@ file (the mastery categories, a prior) the same way."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Hashable
 from pathlib import Path
@@ -15,6 +16,27 @@ from tom_eval.errors import InputError, read_user_text
 LARGEST = 2**63
 """Whole numbers lie in [-LARGEST, LARGEST): a log's values are read back into 64-bit
 columns (`tom-eval report`), which cannot hold a larger one."""
+
+
+def as_number(value: object) -> float | None:
+    """A number as YAML gives it, as a float: an int, a float, or text that Python reads as
+    a number (YAML 1.1 reads `1e-15` as text; it wants `1.0e-15`); a whole number beyond a
+    float's range is infinite. Anything else is None (true and false too)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+    except OverflowError:  # only an int overflows
+        return math.inf if int(value) > 0 else -math.inf
+
+
+def finite_number(value: object) -> float | None:
+    """`as_number` when finite, else None."""
+    number = as_number(value)
+    return number if number is not None and math.isfinite(number) else None
+
 
 READ_ERRORS = (ValueError, RecursionError)
 """What `json.loads` (and `yaml.safe_load`, for RecursionError) raise on text they refuse:

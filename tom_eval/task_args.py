@@ -11,13 +11,12 @@ from __future__ import annotations
 import difflib
 import inspect
 import logging
-import math
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from tom_eval.errors import InputError
-from tom_eval.json_fields import LARGEST
+from tom_eval.json_fields import LARGEST, finite_number
 from tom_eval.refusal import refused
 
 logger = logging.getLogger(__name__)
@@ -121,19 +120,6 @@ def real_number(name: str, value: object, wanted: str, accept: Callable[[float],
     if number is None or not accept(number):
         raise InputError(f"{name} must be {wanted}, not '{value}'")
     return number
-
-
-def finite_number(value: object) -> float | None:
-    """A finite number as Inspect's YAML gives it (`-T` and `-M` values alike), else None
-    (true and false too). YAML 1.1 reads `1e-15` as text (it wants `1.0e-15`), so text
-    that Python reads as a number is that number."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def flag(name: str, value: object) -> bool:

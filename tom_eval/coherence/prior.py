@@ -12,18 +12,13 @@ more likely a typo than a wish). Weights need not sum to 1."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from tom_eval.coherence.worlds import Domain, Task, answers, items
 from tom_eval.errors import InputError
-from tom_eval.json_fields import read_yaml
-
-MAX_WEIGHT = 2**1000
-"""Weights beyond this whole number are refused rather than turned into floats (which end
-near 2**1024)."""
+from tom_eval.json_fields import as_number, read_yaml
 
 
 def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> dict[str, float]:
@@ -56,15 +51,10 @@ def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> 
 
 
 def _weight(path: Path, key: object, weight: object) -> float:
-    """A weight as a finite number of 0 or more; text that spells one is one (YAML 1.1
-    reads `1e-3` as text, as `-T` values arrive)."""
-    if isinstance(weight, str):
-        with contextlib.suppress(ValueError):
-            weight = float(weight)
-    if isinstance(weight, bool) or not isinstance(weight, int | float):
+    """A weight as a finite number of 0 or more (`as_number`: text that spells one is one)."""
+    number = as_number(weight)
+    if number is None:
         raise InputError(f"{path}: the weight of {key} is not a number")
-    if isinstance(weight, int) and abs(weight) > MAX_WEIGHT:
-        weight = math.inf if weight > 0 else -math.inf  # beyond what a float holds
-    if not math.isfinite(weight) or weight < 0:
+    if not math.isfinite(number) or number < 0:
         raise InputError(f"{path}: the weight of {key} must be a finite number, 0 or more")
-    return float(weight)
+    return number

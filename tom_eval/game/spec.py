@@ -12,7 +12,7 @@ from typing import Any
 
 from tom_eval.errors import InputError
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
-from tom_eval.json_fields import LARGEST, read_yaml
+from tom_eval.json_fields import LARGEST, as_number, read_yaml
 
 EXTRAS: tuple[str, ...] = ("0A", "0B", "1A", "1B")
 ANSWERERS: tuple[str, ...] = ("Self", "Teammate", "Opponent")
@@ -302,13 +302,10 @@ def _category(path: Path, entry: object) -> MasteryCategory:
             raise InputError(f"{path}: {name} has unknown expected '{expected}'")
         if success not in SUCCESS_RULES:
             raise InputError(f"{path}: {name} has unknown success '{success}'")
-        if not (isinstance(weight, int | float) and not isinstance(weight, bool)):
-            raise InputError(f"{path}: {name} has weight {weight!r}, not a positive number")
-        try:
-            value = float(weight)
-        except OverflowError:
-            raise InputError(f"{path}: {name} has a weight too large for a number") from None
-        if not (math.isfinite(value) and value > 0):
+        value = None if isinstance(weight, str) else as_number(weight)
+        if value is not None and math.isinf(value) and isinstance(weight, int):
+            raise InputError(f"{path}: {name} has a weight too large for a number")
+        if value is None or not (math.isfinite(value) and value > 0):
             raise InputError(f"{path}: {name} has weight {weight!r}, not a positive number")
         components.append(
             MasteryComponent(_ids(path, component, "ids", f"{name}: "), expected, value, success)

@@ -46,8 +46,8 @@ from inspect_ai.model import (
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from tom_eval.json_fields import finite_number
 from tom_eval.refusal import refused
-from tom_eval.task_args import finite_number
 
 DEFAULT_CONFIG = GenerateConfig()
 
@@ -78,7 +78,7 @@ def whole(value: object) -> int:
 
 
 def number(value: object) -> float:
-    """A finite number (`task_args.finite_number`: `-M latency=inf` would wait for ever)."""
+    """A finite number (`json_fields.finite_number`: `-M latency=inf` would wait for ever)."""
     read = finite_number(value)
     if read is None:
         raise ValueError("a finite number")
