@@ -148,11 +148,16 @@ def in_processes(
     from concurrent.futures import ProcessPoolExecutor
 
     # Ctrl-C reaches every process of the group: only this one handles it (a worker that
-    # dies of it mid-job leaves the pool unable to shut down).
+    # dies of it leaves the pool unable to shut down). It is held back while the workers
+    # start, so that none gets it before it ignores it, and reaches this process after.
     with ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts) as pool:
         chunksize = max(1, len(jobs) // (8 * workers))
         try:
-            shipped = pool.map(ship, jobs, chunksize=chunksize)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                shipped = pool.map(ship, jobs, chunksize=chunksize)  # starts the workers
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             return [unship(job, light) for job, light in zip(jobs, shipped, strict=True)]
         except BaseException:
             # Without this, leaving the pool would first run every job still queued.
@@ -161,7 +166,9 @@ def in_processes(
 
 
 def _ignore_interrupts() -> None:
+    """A worker ignores Ctrl-C, then takes signals again (it started with them held back)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _group(job: tuple[SpecRow, int, int]) -> dict[str, Solution]:
