@@ -58,6 +58,14 @@ def deep(folder: Path) -> Path:
     return path
 
 
+def device_run(folder: Path) -> Path:
+    """A folder whose run file is a symbolic link to /dev/zero."""
+    runs = folder / "runs"
+    runs.mkdir()
+    (runs / "run_1700000000_game_data.json").symlink_to("/dev/zero")
+    return runs
+
+
 def study(folder: Path, participants: int = 1) -> Path:
     """A study with participants enrolled (nobody needs to have played for these cases)."""
     data = folder / "study"
@@ -138,7 +146,41 @@ CASES = [
         lambda d: ["check", str(jsonl(d, [first_record(d) | {"note": "x" * 3_000_000}]))],
         "bad.jsonl line 1: 3,",
     ),
+    Case(
+        "check, a device that never ends (read, it filled the memory)",
+        lambda d: ["check", "/dev/zero"],
+        "/dev/zero: a device, not a file",
+    ),
+    Case(
+        "show, a device",
+        lambda d: ["show", "/dev/zero", "12-0A-r1"],
+        "/dev/zero: a device, not a file",
+    ),
+    Case(
+        "import-runs, a run file in a folder that is a device",
+        lambda d: ["import-runs", str(device_run(d)), "--out", "logs"],
+        "run_1700000000_game_data.json: a device, not a file",
+        ("logs",),
+    ),
+    Case(
+        "import-runs, a device named",
+        lambda d: ["import-runs", "/dev/zero", "--out", "logs"],
+        "/dev/zero: neither a run file nor a folder of them",
+        ("logs",),
+    ),
     # ------------------------------------------------------------------ generate
+    Case(
+        "generate, a spec that is a device",
+        lambda d: ["generate", "--spec", "/dev/zero", "--out", "x.jsonl"],
+        "/dev/zero: a device, not a file",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, a mastery file that is a device",
+        lambda d: ["generate", "--mastery", "/dev/zero", "--out", "x.jsonl"],
+        "/dev/zero: a device, not a file",
+        ("x.jsonl",),
+    ),
     Case(
         "generate, 99,999,999,999 reps",
         lambda d: ["generate", "--reps", "99999999999", "--out", "x.jsonl"],

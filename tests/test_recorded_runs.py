@@ -150,7 +150,12 @@ def test_a_run_split_across_files_becomes_one_log_scored_like_a_live_run(
     ("files", "problem"),
     [
         ({"m_1771500000_game_data.json": ""}, "m_1771500000_game_data.json: empty"),
-        ({"m_1771500000_game_data.json": '{"game_setup": "r", "turn_'}, "not JSON"),
+        ({"m_1771500000_game_data.json": '{"game_setup": "r", "turn_'}, "invalid JSON at line 1"),
+        (
+            {"m_1771500000_game_data.json": '{"game_setup": ' + "9" * 5000 + "}"},
+            "m_1771500000_game_data.json: holds a number longer than 4300 digits",
+        ),
+        ({"m_1771500000_game_data.json": b'{"game_setup": "\xff"}'}, "not UTF-8 text"),
         ({"m_1771500000_game_data.json": "[1, 2]"}, "expected an object, got list"),
         ({"m_1771500000_game_data.json": {"game_setup": "r"}}, "missing 'turn_records'"),
         (
@@ -209,7 +214,10 @@ def test_bad_run_files_are_one_line_errors_and_nothing_is_written(
     runs = tmp_path / "runs"
     runs.mkdir()
     for name, content in files.items():
-        (runs / name).write_text(content if isinstance(content, str) else json.dumps(content))
+        if isinstance(content, bytes):
+            (runs / name).write_bytes(content)
+        else:
+            (runs / name).write_text(content if isinstance(content, str) else json.dumps(content))
     out = tmp_path / "logs"
     command = ["import-runs", str(runs), "--scenario-file", str(scenarios), "--out", str(out)]
     assert main(command) == 2

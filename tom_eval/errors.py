@@ -1,6 +1,7 @@
 """Errors that reach the user as one line (see `cli.main`), and the file names users give."""
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -30,11 +31,23 @@ def user_path(text: str) -> Path:
 
 def read_user_text(path: Path, where: str | None = None) -> str:
     """The text of a file the user gave, without the byte-order mark some editors write;
-    one that cannot be read (missing, a folder, not UTF-8) is an InputError naming it
+    one that cannot be read (missing, a folder, a device, not UTF-8) is an InputError naming it
     (`where`, or the path)."""
+    refuse_device(path, where)
     try:
         return path.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise InputError(f"{where or path}: cannot read ({error.strerror or error})") from None
     except UnicodeDecodeError as error:
         raise InputError(f"{where or path}: not UTF-8 text ({error.reason})") from None
+
+
+def refuse_device(path: Path, where: str | None = None) -> None:
+    """A device (/dev/zero, /dev/urandom, a terminal) is refused before it is read: reading
+    one would not end, or would fill the memory. A pipe is a file for this purpose."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # the read that follows names the problem
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise InputError(f"{where or path}: a device, not a file")

@@ -27,9 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, refuse_device
 from tom_eval.game.narration import asked_container
-from tom_eval.json_fields import JsonFields
+from tom_eval.json_fields import READ_ERRORS, JsonFields, json_problem
 
 _FILE_NAME = re.compile(r"(?P<run>.+)_(?P<time>\d{9,11})_game_data\.json")
 _THINKING_SUFFIX = re.compile(r"(?:_lowthink|_nothink|_think|_reasoning|:thinking)$")
@@ -131,6 +131,8 @@ def run_files(paths: Sequence[Path]) -> list[Path]:
             found += sorted(path.glob("*_game_data.json"))
         elif path.is_file():
             found.append(path)
+        elif path.exists():
+            raise InputError(f"{path}: neither a run file nor a folder of them")
         else:
             raise InputError(f"{path}: no such file or directory")
     if not found:
@@ -142,21 +144,29 @@ def run_files(paths: Sequence[Path]) -> list[Path]:
     return list(once.values())
 
 
+def _json_problem(path: Path, error: ValueError | RecursionError) -> str:
+    if path.stat().st_size == 0:
+        return "empty"
+    if isinstance(error, UnicodeDecodeError):  # json.loads decodes the bytes itself
+        return f"not UTF-8 text ({error.reason})"
+    return json_problem(error)
+
+
 def read_run_file(path: Path) -> tuple[str, datetime, str, list[RecordedTrial]]:
     """A file's run name, time, rules text and trials; InputError naming the file (and the
     record) for anything that is not such a file."""
     match = _FILE_NAME.fullmatch(path.name)
     if match is None:
         raise InputError(f"{path}: not a run file (expected <run>_<unix time>_game_data.json)")
+    refuse_device(path)
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise InputError(f"{path}: {path.stat().st_size} bytes is too large for a run file")
         data = json.loads(path.read_bytes())
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    except (ValueError, RecursionError) as error:
-        problem = "empty" if path.stat().st_size == 0 else f"not JSON ({error})"
-        raise InputError(f"{path}: {problem}") from None
+    except READ_ERRORS as error:
+        raise InputError(f"{path}: {_json_problem(path, error)}") from None
     top = JsonFields(str(path), data)
     rules = top.text("game_setup")
     records = top.array("turn_records", empty=False)

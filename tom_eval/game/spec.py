@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, refuse_device
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.json_fields import LARGEST, as_number, read_yaml
 
@@ -70,6 +70,7 @@ def scenario_key(spec_id: int, extra: str, rep: int) -> str:
 def read_spec(path: Path | None = None) -> list[SpecRow]:
     """Read and validate a spec table; any problem is one InputError naming file and row."""
     path = path or default_spec_file()
+    refuse_device(path)
     try:
         # utf-8-sig: a spreadsheet's byte-order mark is not part of the first column's name.
         with path.open(newline="", encoding="utf-8-sig") as handle:
