@@ -336,11 +336,41 @@ def test_a_report_that_fails_part_way_leaves_the_folder_as_it_was(
     for table in out.glob("*.csv"):  # the earlier report's, unlike what this one writes
         table.write_text("earlier\n")
     before = {file.name: file.read_bytes() for file in out.iterdir()}
-    for folder in (out, tmp_path / "new"):
+    # A new folder is made with the parents it lacks, and all of them removed again.
+    for folder in (out, tmp_path / "new" / "nested"):
         with pytest.raises(InputError, match="refused"):
             write_report([logs], [*report_sections(), RefusingSection()], folder)
     assert {file.name: file.read_bytes() for file in out.iterdir()} == before
     assert not (tmp_path / "new").exists()
+
+
+def test_a_report_stopped_while_moving_in_is_cleared_by_the_next(
+    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    battery = tmp_path / "battery"
+    inspect_eval(
+        false_belief(contents=1, transfer=1),
+        model="tom/belief-oracle",
+        log_dir=str(battery),
+        display="none",
+    )
+    out = tmp_path / "out"
+    write_report([logs], report_sections(), out)
+    move = shutil.move
+
+    def stopped_at_report_md(source: Path, target: Path) -> object:
+        # Files move in name order: false_belief.csv is in by then.
+        if Path(target).name == "report.md":
+            raise KeyboardInterrupt
+        return move(source, target)
+
+    monkeypatch.setattr(shutil, "move", stopped_at_report_md)
+    with pytest.raises(KeyboardInterrupt):
+        write_report([logs, battery], report_sections(), out)
+    monkeypatch.undo()
+    assert (out / "false_belief.csv").is_file()  # the stopped report's, moved in
+    write_report([logs], report_sections(), out)
+    assert not (out / "false_belief.csv").exists()
 
 
 def test_a_report_writes_through_a_symbolic_link_in_its_folder(logs: Path, tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ A report written into the folder of an earlier one replaces it: the files the ea
 report wrote and this one does not (another task's CSV, say) are removed, so the folder
 never mixes two reports. The folder's `.report-files` lists what the last report wrote;
 nothing else in the folder is touched. A report is written in a hidden folder inside it and
-moved in only when whole, so one that fails part-way changes nothing.
+moved in only when whole, so one that fails part-way changes nothing; one stopped while
+moving in lists both reports' files, which the next report clears.
 """
 
 from __future__ import annotations
@@ -42,24 +43,35 @@ def write_report(
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
         logs = ", ".join(str(path) for path in paths)
         raise InputError(f"{logs}: no tom-eval run with scored samples{skipped}")
-    existed = out.exists()
-    make_folder(out)
-    # Checked before anything is written: a report stopped half-way would mix two.
-    blocked = sorted(entry.name for entry in out.iterdir() if _may_write(entry))
-    if blocked:
-        raise InputError(f"{out / blocked[0]}: is not a file, where a report may write one")
-    # Written aside, then moved in: a section that refuses or fails leaves the folder as it
-    # was (an earlier report whole, or no folder), never half a report.
-    staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
-    context = Context(staging, examples, quiet, warnings)
+    made = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
-        _write_sections(evals, sections, context)
-        _move_in(staging, out)
+        make_folder(out)
+        # Checked before anything is written: a report stopped half-way would mix two.
+        blocked = sorted(entry.name for entry in out.iterdir() if _may_write(entry))
+        if blocked:
+            raise InputError(f"{out / blocked[0]}: is not a file, where a report may write one")
+        # Written aside, then moved in: a section that refuses or fails leaves the folder as
+        # it was (an earlier report whole, or no folder), never half a report.
+        staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+        context = Context(staging, examples, quiet, warnings)
+        try:
+            _write_sections(evals, sections, context)
+            _move_in(staging, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if not existed and not any(out.iterdir()):
-            out.rmdir()
+        _remove_empty(made)
     return out / "report.md", context.warnings
+
+
+def _remove_empty(made: list[Path]) -> None:
+    """The folders this report created (`--out` and the parents it lacked, deepest first)
+    removed while they are empty, as after a refusal."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (the report is in it), or never made
+            return
 
 
 def _write_sections(evals: pd.DataFrame, sections: Sequence[Section], context: Context) -> None:
@@ -79,6 +91,10 @@ def _move_in(staging: Path, out: Path) -> None:
     files the earlier report wrote and this one did not are removed, and only those."""
     earlier = _written_before(out)
     written = sorted(file.name for file in staging.iterdir())
+    # Listed before the first move, with the earlier report's files: stopped while moving
+    # in (Ctrl-C), the folder mixes two reports, and the next one removes all of the files
+    # it does not write.
+    _list_files(out, sorted(set(earlier) | set(written)))
     for name in written:
         # Through a symbolic link, as a report always wrote (the file it names is replaced).
         shutil.move(staging / name, file_to_write(out / name))
@@ -87,7 +103,11 @@ def _move_in(staging: Path, out: Path) -> None:
         # Only what a report writes: an Inspect log written beside it while it ran is kept.
         if stale.suffix in REPORT_SUFFIXES and stale.is_file():
             stale.unlink(missing_ok=True)
-    write_atomically(out / FILES, "".join(f"{name}\n" for name in written))
+    _list_files(out, written)
+
+
+def _list_files(out: Path, names: list[str]) -> None:
+    write_atomically(out / FILES, "".join(f"{name}\n" for name in names))
 
 
 REPORT_SUFFIXES = (".md", ".csv", ".png")
