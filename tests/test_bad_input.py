@@ -742,6 +742,7 @@ def test_a_report_skips_a_corrupt_log_by_name_and_reports_the_rest(
     assert "tom/oracle" in (tmp_path / "r" / "report.md").read_text()
 
 
+@pytest.mark.filterwarnings("error::UserWarning")  # the empty run's chart was drawn empty
 def test_a_report_reads_a_log_with_an_argument_beyond_64_bits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -354,16 +354,17 @@ def _charts(
                 mastery[mastery["run"].isin(runs["run"])], runs, out / f"mastery_{name}.png", title
             ),
         ),
-        (
-            "Id x Extra share optimal",
-            charts.id_by_extra_heatmap(
-                values,
-                counts,
-                out / f"id_by_extra_{name}.png",
-                f"Share optimal, pooled over {len(model_runs)} run(s), {title}",
-            ),
-        ),
     ]
+    # Empty when every sample of these runs counts in another run's (the same samples
+    # logged again under other settings): no cell to draw.
+    if not values.empty:
+        heatmap = charts.id_by_extra_heatmap(
+            values,
+            counts,
+            out / f"id_by_extra_{name}.png",
+            f"Share optimal, pooled over {len(model_runs)} run(s), {title}",
+        )
+        made.append(("Id x Extra share optimal", heatmap))
     pairs = analysis.thinking_pairs(runs)
     if not pairs.empty:
         csv(pairs, out / f"thinking_pairs_{name}.csv")
