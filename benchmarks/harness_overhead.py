@@ -51,7 +51,7 @@ def engine_seconds(reps: int) -> float:
     shared_solution.cache_clear()  # each measurement solves every story once, as a run does
     started = time.perf_counter()
     rules = Rules()
-    for record in scenario_records("all", "0A,0B,1A,1B", reps, 0, None):
+    for record in scenario_records("all", "0A,0B,1A,1B", reps, 0, None)[0]:
         solution = checked_solution(record, rules, with_neutral=False)
         story = story_fields(record.scenario)
         seed = option_seed(0, record.key, 1)

@@ -19,7 +19,6 @@ from tom_eval.game.dataset import (
     SHIPPED_REPS,
     game_dataset,
     ladder_records,
-    scenario_file_metadata,
     scenario_records,
     tom_dataset,
 )
@@ -128,7 +127,7 @@ def tom(
                 raise InputError("levels is for a load ladder: add -T ladder=events (or ect)")
             if scenario_file is not None and reps != SHIPPED_REPS:
                 raise InputError("reps is for generated scenarios, not a scenario file")
-            records = scenario_records(ids, extras, reps, seed, scenario_file)
+            records, source = scenario_records(ids, extras, reps, seed, scenario_file)
         else:
             if scenario_file is not None or mode == "game":
                 raise InputError(
@@ -137,9 +136,9 @@ def tom(
             if parse_extras(extras) != list(EXTRAS):
                 raise InputError("a ladder plays each Id's base story (Extra 0A): drop extras")
             records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
+            source = {}
         chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
-        source = scenario_file_metadata(scenario_file)
         if mode == "game":
             dataset, subset = sample_subset(
                 game_dataset(records, games, turns, seed, rules, chosen_lineup.has_neutral, name),

@@ -175,7 +175,7 @@ def test_more_reps_than_shipped_are_the_shipped_ones_and_generated_ones() -> Non
     """reps=12 reads reps 1-10 from the shipped file and generates 11 and 12: the same
     scenarios, in the same order, as generating all 12."""
     rows = [row for row in read_spec() if row.id in (12, 30) and row.extra in ("0A", "1B")]
-    records = scenario_records("12,30", "0A,1B", 12, 0, None)
+    records, _ = scenario_records("12,30", "0A,1B", 12, 0, None)
     generated = generate(rows, 12, 0)
     assert [(r.key, r.asked, r.scenario) for r in records] == [
         (item.key, item.row, item.solution.scenario) for item in generated

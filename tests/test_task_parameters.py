@@ -3,9 +3,12 @@ value, nothing, a list or a mapping): the task is built, or refused in one line.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ from inspect_ai._util.error import PrerequisiteError
 
 from tasks.tom import tom
 from tom_eval.cli import main
+from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.task_args import SUITE_PARAMETERS
 
 SMALL = {"ids": "12", "extras": "0A", "reps": 1}
@@ -173,3 +177,25 @@ def test_a_subset_seed_without_a_subset_is_refused_by_every_task(task: str) -> N
     function = getattr(importlib.import_module(f"tasks.{task}"), task)
     with pytest.raises(PrerequisiteError, match=f"{task}: sample_seed is for a subset"):
         function(sample_seed=3)
+
+
+def test_a_piped_scenario_file_is_read_once_and_its_digest_is_its_content(
+    tmp_path: Path,
+) -> None:
+    """`-T scenario_file=<(...)`: the digest was taken by reading the pipe again, which gave
+    nothing, so every piped file had one digest (that of no bytes)."""
+    path = tmp_path / "s.jsonl"
+    assert (
+        main(["generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(path)]) == 0
+    )
+    content = path.read_bytes()
+    read, write = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(write, content), os.close(write)))
+    writer.start()
+    try:
+        task = tom(scenario_file=f"/dev/fd/{read}")
+    finally:
+        writer.join()
+        os.close(read)
+    assert len(task.dataset) == 1
+    assert task.metadata == {SCENARIO_DIGEST: hashlib.sha256(content).hexdigest()}

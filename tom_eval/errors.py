@@ -33,13 +33,25 @@ def read_user_text(path: Path, where: str | None = None) -> str:
     """The text of a file the user gave, without the byte-order mark some editors write;
     one that cannot be read (missing, a folder, a device, not UTF-8) is an InputError naming it
     (`where`, or the path)."""
+    return user_text(read_user_bytes(path, where), where or str(path))
+
+
+def read_user_bytes(path: Path, where: str | None = None) -> bytes:
+    """The bytes of a file the user gave, read once (a pipe cannot be read twice)."""
     refuse_device(path, where)
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return path.read_bytes()
     except OSError as error:
         raise InputError(f"{where or path}: cannot read ({error.strerror or error})") from None
+
+
+def user_text(data: bytes, where: str) -> str:
+    """`data` as UTF-8 text without a byte-order mark, line ends read as a text file reads
+    them (each \\r\\n or \\r a \\n); InputError naming `where` if it is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as error:
-        raise InputError(f"{where or path}: not UTF-8 text ({error.reason})") from None
+        raise InputError(f"{where}: not UTF-8 text ({error.reason})") from None
 
 
 def refuse_device(path: Path, where: str | None = None) -> None:

@@ -3,7 +3,6 @@ metadata), or one Sample per full game (the designed stories it plays)."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -18,6 +17,7 @@ from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import (
     OUR_FORMAT,
     ScenarioRecord,
+    read_scenario_file,
     read_scenarios,
     story_fields,
     story_line,
@@ -47,25 +47,19 @@ SCENARIO_DIGEST = "scenario_file_sha256"
 files of one name by it."""
 
 
-def scenario_file_metadata(scenario_file: str | None) -> dict[str, str]:
-    """The eval metadata of a run on a scenario file: its SHA-256, so that runs on two
-    files of one name (scenarios.jsonl of two seeds) are never pooled."""
-    if scenario_file is None:
-        return {}
-    return {SCENARIO_DIGEST: hashlib.sha256(user_path(scenario_file).read_bytes()).hexdigest()}
-
-
 def scenario_records(
     ids: str | int | list[int | str],
     extras: str | list[str],
     reps: int,
     seed: int,
     scenario_file: str | None,
-) -> list[ScenarioRecord]:
-    """Scenarios from a file (filtered by Ids and Extras), or those the generator makes."""
+) -> tuple[list[ScenarioRecord], dict[str, str]]:
+    """Scenarios from a file (filtered by Ids and Extras), or those the generator makes;
+    and the eval metadata of a file: its SHA-256, so that runs on two files of one name
+    (scenarios.jsonl of two seeds) are never pooled."""
     mastery = read_mastery()
     if scenario_file:
-        records = read_scenarios(user_path(scenario_file))
+        records, digest = read_scenario_file(user_path(scenario_file))
         spec_rows = {(row.id, row.extra): row for row in read_spec()}
         for record in records:
             # The scorer trusts a record's claim: one that is not its Id's row is refused.
@@ -78,7 +72,7 @@ def scenario_records(
         ]
         if not records:
             raise InputError(f"{scenario_file}: no scenario matches ids={ids} extras={extras}")
-        return records
+        return records, {SCENARIO_DIGEST: digest}
     spec = read_spec()
     rows = select_rows(
         spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), parse_extras(extras)
@@ -91,10 +85,11 @@ def scenario_records(
         for item in generate(rows, reps, seed, first_rep=1 if shipped is None else read + 1)
     ]
     # In the generator's order: by Id, Extra, then rep.
-    return sorted(
+    ordered = sorted(
         (shipped or []) + generated,
         key=lambda record: (record.asked.id, EXTRAS.index(record.asked.extra), record.rep),
     )
+    return ordered, {}
 
 
 def shipped_records(rows: list[SpecRow], reps: int, seed: int) -> list[ScenarioRecord] | None:

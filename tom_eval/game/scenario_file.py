@@ -13,13 +13,14 @@ The reference format is one JSON object {chars, chartypes, scenarios: [...]} as 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tom_eval.errors import InputError, read_user_text
+from tom_eval.errors import InputError, read_user_bytes, read_user_text, user_text
 from tom_eval.files import write_atomically
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
 from tom_eval.game.generation import Generated
@@ -148,7 +149,17 @@ def write_scenarios(path: Path, generated: list[Generated]) -> None:
 
 def read_scenarios(path: Path) -> list[ScenarioRecord]:
     """Read a scenario file of either format; any problem is one InputError naming where."""
-    text = read_user_text(path)
+    return _scenarios(path, read_user_text(path))
+
+
+def read_scenario_file(path: Path) -> tuple[list[ScenarioRecord], str]:
+    """A scenario file's scenarios and the SHA-256 of its bytes, from one read: a pipe
+    (`-T scenario_file=<(...)`) read again would give nothing."""
+    data = read_user_bytes(path)
+    return _scenarios(path, user_text(data, str(path))), hashlib.sha256(data).hexdigest()
+
+
+def _scenarios(path: Path, text: str) -> list[ScenarioRecord]:
     if not text.strip():
         raise InputError(f"{path}: empty file, no scenarios")
     try:
