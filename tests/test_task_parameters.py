@@ -190,7 +190,12 @@ def test_a_piped_scenario_file_is_read_once_and_its_digest_is_its_content(
     )
     content = path.read_bytes()
     read, write = os.pipe()
-    writer = threading.Thread(target=lambda: (os.write(write, content), os.close(write)))
+
+    def write_all() -> None:
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(content)
+
+    writer = threading.Thread(target=write_all)
     writer.start()
     try:
         task = tom(scenario_file=f"/dev/fd/{read}")
