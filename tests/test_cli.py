@@ -40,6 +40,15 @@ def test_generate_check_show(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     shown = [json.loads(line) for line in out.read_text().splitlines()]
     (question,) = [record["question"] for record in shown if record["key"] == "12-1B-r2"]
     assert stdout.splitlines()[-1] == f"I am going to ask you what is in the {question}."
+    # A key typed in the other case is named as meant.
+    code, _, stderr = run(capsys, "show", str(out), "12-1b-r2")
+    assert code == 2 and "no scenario '12-1b-r2' (did you mean 12-1B-r2?)" in stderr
+
+
+def test_no_command_shows_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, stderr = run(capsys)
+    assert code == 2 and stdout == ""
+    assert "generate" in stderr and "report" in stderr and "tom-eval: error" not in stderr
 
 
 def test_the_default_run_is_1560_scenarios_that_check_clean(

@@ -106,9 +106,12 @@ def test_unknown_players_are_refused() -> None:
         ReferencePlayer("genius")
     # Through the registry, which names every task's players (a typo of one is no game player).
     with pytest.raises(
-        PrerequisiteError, match=r"'tom/belief-orcale' \(there are .*tom/belief-oracle"
+        PrerequisiteError,
+        match=r"'tom/belief-orcale' \(did you mean tom/belief-oracle\? there are .*tom/oracle",
     ):
         get_model("tom/belief-orcale")
+    with pytest.raises(PrerequisiteError, match=r"'tom/zzz' \(there are "):
+        get_model("tom/zzz")
 
 
 @pytest.mark.parametrize(

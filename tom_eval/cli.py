@@ -88,7 +88,11 @@ def _show(args: argparse.Namespace) -> int:
     records = read_scenarios(args.file)
     matches = [record for record in records if record.key == args.key]
     if not matches:
-        raise InputError(f"{args.file}: no scenario '{args.key}' (keys look like {records[0].key})")
+        other_case = [record.key for record in records if record.key.lower() == args.key.lower()]
+        hint = (
+            f"did you mean {other_case[0]}?" if other_case else f"keys look like {records[0].key}"
+        )
+        raise InputError(f"{args.file}: no scenario '{args.key}' ({hint})")
     observation = observe(matches[0].scenario)
     print(narrate(observation))
     print(question_line(observation))
@@ -386,8 +390,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not arguments:  # the commands, rather than "the following arguments are required"
+        parser.print_help(sys.stderr)
+        return 2
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(arguments)
         return int(args.run(args))
     except InputError as error:
         print(f"tom-eval: error: {error}", file=sys.stderr)

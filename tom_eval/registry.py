@@ -8,6 +8,7 @@ namespace so `inspect eval tom_eval/tom` works once tom-eval is installed.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from typing import TYPE_CHECKING, Any, cast
 
@@ -47,7 +48,9 @@ def players() -> type[ModelAPI]:
     def player(model_name: str, *args: Any, **kwargs: Any) -> ModelAPI:
         if model_name not in kinds:
             every = ", ".join(f"tom/{name}" for name in kinds)
-            raise refused(f"unknown reference player 'tom/{model_name}' (there are {every})")
+            close = difflib.get_close_matches(model_name, kinds, n=1)
+            meant = f"did you mean tom/{close[0]}? " if close else ""
+            raise refused(f"unknown reference player 'tom/{model_name}' ({meant}there are {every})")
         return kinds[model_name](model_name, *args, **kwargs)
 
     return cast(type[ModelAPI], player)
