@@ -41,9 +41,15 @@ def measure(command: list[str], cwd: Path = ROOT) -> Measured:
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def inspect_eval(task: str, log_dir: Path, *args: str) -> tuple[Measured, EvalLog]:
-    """`inspect eval TASK ARGS` in its own process, and its log (with samples)."""
-    command = [sys.executable, "-m", "inspect_ai", "eval", task, "--log-dir", str(log_dir)]
+def inspect_eval(
+    task: str,
+    log_dir: Path,
+    *args: str,
+    inspect: Sequence[str] = (sys.executable, "-m", "inspect_ai"),
+) -> tuple[Measured, EvalLog]:
+    """`inspect eval TASK ARGS` in its own process (`inspect`: the command that runs
+    Inspect's command line), and its log (with samples)."""
+    command = [*inspect, "eval", task, "--log-dir", str(log_dir)]
     measured = measure([*command, "--display", "none", *args])
     (path,) = log_dir.glob("*.eval")
     log = read_eval_log(str(path))

@@ -37,6 +37,7 @@ BENCHMARK_SIZES = {
     "full_games.py": "--games 1 --turns 4",
     "generate_and_check.py": "--runs 1 --scales 1",
     "harness_overhead.py": "--runs 1 --reps 1",
+    "garbage_collection.py": "--runs 1 --reps 1",
     "latency_hiding.py": "--latency 0.01 --connections 1",
     # One sample, idle and beside its two busy processes, the provider's defaults only.
     "local_contention.py": "--limit 1 --runs 1 --settings ''",
