@@ -30,9 +30,15 @@ Collected = list[list[float]]
 """[collections, seconds] for each generation, 0 to 2."""
 
 
-def child(record: Path, freeze: bool) -> None:
-    """Run `inspect` (the command line after `--`) in this process, the collector's passes
-    timed into `record` as JSON."""
+CHILD = "--child"
+"""The first argument of this script run as the process that `inspect eval` runs in."""
+
+
+def child(arguments: list[str]) -> None:
+    """Run Inspect's command line in this process, the collector's passes timed into a
+    file as JSON. `arguments`: the file, `--freeze` or not, `--`, then Inspect's arguments."""
+    end = arguments.index("--")
+    record, freeze = Path(arguments[0]), "--freeze" in arguments[1:end]
     totals: Collected = [[0, 0.0] for _ in range(3)]
     started = [0.0]
 
@@ -50,7 +56,7 @@ def child(record: Path, freeze: bool) -> None:
         gc.collect()
         gc.freeze()
     gc.callbacks.append(timed)
-    sys.argv = ["inspect", *sys.argv[sys.argv.index("--") + 1 :]]
+    sys.argv = ["inspect", *arguments[end + 1 :]]
     try:
         runpy.run_module("inspect_ai", run_name="__main__")
     finally:  # Inspect's command line leaves by SystemExit
@@ -62,7 +68,7 @@ def run(command: list[str], freeze: bool, folder: Path) -> tuple[Measured, Colle
     collections, and the samples and model calls of its log."""
     folder.mkdir(parents=True)
     record = folder / "gc.json"
-    wrapper = [sys.executable, __file__, "--child", str(record), *(["--freeze"] if freeze else [])]
+    wrapper = [sys.executable, __file__, CHILD, str(record), *(["--freeze"] if freeze else [])]
     task, *options = command
     measured, log = inspect_eval(task, folder / "logs", *options, inspect=[*wrapper, "--"])
     return measured, json.loads(record.read_text()), len(log.samples or []), model_calls(log)
@@ -73,11 +79,13 @@ Best = dict[tuple[str, bool], tuple[Measured, Collected]]
 
 
 def keep_best(best: Best, key: tuple[str, bool], measured: Measured, collected: Collected) -> None:
+    """Keep the run in `best` if it took less CPU time than the one there (best of N)."""
     if key not in best or measured.cpu < best[key][0].cpu:
         best[key] = (measured, collected)
 
 
 def row(name: str, freeze: bool, measured: Measured, collected: Collected) -> tuple[str, ...]:
+    """The table's row of one task's best run."""
     seconds = sum(generation[1] for generation in collected)
     return (
         name,
@@ -93,11 +101,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--freeze", action="store_true", help=argparse.SUPPRESS)
-    args, _ = parser.parse_known_args()
-    if args.child:
-        return child(args.child, args.freeze)
+    args = parser.parse_args()
+    if args.runs < 1 or args.reps < 1:
+        parser.error("--runs and --reps must be at least 1")
     tom = ["tasks/tom.py", "--model", "tom/oracle", "-T", f"reps={args.reps}"]
     trivial = ["benchmarks/trivial_task.py", "--model", "tom/oracle"]
     best: Best = {}
@@ -122,4 +128,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == [CHILD]:
+        child(sys.argv[2:])
+    else:
+        main()

@@ -66,6 +66,14 @@ def device_run(folder: Path) -> Path:
     return runs
 
 
+def fifo_run(folder: Path) -> Path:
+    """A folder whose run file is a named pipe."""
+    runs = folder / "runs"
+    runs.mkdir()
+    fifo(runs / "run_1700000000_game_data.json")
+    return runs
+
+
 def study(folder: Path, participants: int = 1) -> Path:
     """A study with participants enrolled (nobody needs to have played for these cases)."""
     data = folder / "study"
@@ -159,13 +167,19 @@ CASES = [
     Case(
         "import-runs, a run file in a folder that is a device",
         lambda d: ["import-runs", str(device_run(d)), "--out", "logs"],
-        "run_1700000000_game_data.json: a device, not a file",
+        "run_1700000000_game_data.json: not a regular file; a pipe or a device would be read",
         ("logs",),
     ),
     Case(
         "import-runs, a device named",
         lambda d: ["import-runs", "/dev/zero", "--out", "logs"],
         "/dev/zero: neither a run file nor a folder of them",
+        ("logs",),
+    ),
+    Case(
+        "import-runs, a run file in a folder that is a pipe (read, it waited for ever)",
+        lambda d: ["import-runs", str(fifo_run(d)), "--out", "logs"],
+        "run_1700000000_game_data.json: not a regular file; a pipe or a device would be read",
         ("logs",),
     ),
     # ------------------------------------------------------------------ generate
@@ -237,6 +251,12 @@ CASES = [
         "x.jsonl: cannot write in",
     ),
     # -------------------------------------------------------------------- report
+    Case(
+        "report, --out a name too long in a new folder (the new folder is removed again)",
+        lambda d: ["report", str(logs(d)), "--out", str(d / "new" / ("x" * 300)), "--quiet"],
+        "File name too long",
+        ("new",),
+    ),
     Case(
         "report, --out a file",
         lambda d: ["report", str(logs(d)), "--out", str(write(d / "plain", "x")), "--quiet"],
@@ -413,6 +433,20 @@ CASES = [
         ("logs",),
     ),
     # --------------------------------------------------------------------- serve
+    Case(
+        "serve, a scenario file that is a pipe (the study read its /dev/fd name at each start)",
+        lambda d: [
+            "serve",
+            "--data-dir",
+            "s",
+            "--port",
+            "0",
+            "--scenario-file",
+            str(fifo(d / "p")),
+        ],
+        "p: not a regular file; the study reads it again at every start",
+        ("s",),
+    ),
     Case(
         "serve, a port beyond 65535",
         lambda d: ["serve", "--data-dir", "s", "--port", "99999"],

@@ -4,6 +4,7 @@ the report pairs, and bad run files refused in one line with nothing written."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -292,3 +293,19 @@ def test_a_new_file_of_a_run_already_imported_is_refused(
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "1771600000" in line and "a file of run vendor-model, already imported in" in line
     assert len(list(out.glob("*.eval"))) == 1 and not list(out.glob(".import-*"))
+
+
+def test_a_scenario_file_read_again_by_the_replay_must_be_a_regular_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each run's replay reads the scenario file again, by name: a pipe's /dev/fd name gave
+    nothing, or named nothing, there."""
+    write_run(tmp_path / "runs", "m", [record("12-0A-r1", "Pass")])
+    pipe = tmp_path / "scenarios"
+    os.mkfifo(pipe)
+    command = ["import-runs", str(tmp_path / "runs"), "--scenario-file", str(pipe)]
+    assert main([*command, "--out", str(tmp_path / "logs")]) == 2
+    assert (
+        "scenarios: not a regular file; each run's replay reads it again" in capsys.readouterr().err
+    )
+    assert not (tmp_path / "logs").exists()

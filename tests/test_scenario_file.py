@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from collections import Counter
@@ -18,6 +19,7 @@ from tom_eval.game.checking import check
 from tom_eval.game.generation import generate
 from tom_eval.game.scenario_file import (
     ScenarioRecord,
+    read_scenario_file,
     read_scenarios,
     read_story_fields,
     story_fields,
@@ -116,10 +118,19 @@ def test_a_hand_written_reference_scenario_reads_and_checks() -> None:
     assert finding.disagreements == []
 
 
-def test_an_editors_byte_order_mark_is_not_the_files(small_file: Path, tmp_path: Path) -> None:
-    marked = tmp_path / "marked.jsonl"
-    marked.write_bytes(b"\xef\xbb\xbf" + small_file.read_bytes())
-    assert read_scenarios(marked) == read_scenarios(small_file)
+@pytest.mark.parametrize(
+    ("mark", "line_end"),
+    [(b"\xef\xbb\xbf", b"\n"), (b"", b"\r\n"), (b"", b"\r"), (b"\xef\xbb\xbf", b"\r\n")],
+)
+def test_an_editors_byte_order_mark_and_line_ends_are_not_the_files(
+    small_file: Path, tmp_path: Path, mark: bytes, line_end: bytes
+) -> None:
+    """Read as text files are (each line end a newline), with the digest of the bytes."""
+    edited = tmp_path / "edited.jsonl"
+    edited.write_bytes(mark + small_file.read_bytes().replace(b"\n", line_end))
+    records, digest = read_scenario_file(edited)
+    assert records == read_scenarios(edited) == read_scenarios(small_file)
+    assert digest == hashlib.sha256(edited.read_bytes()).hexdigest()
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import NoReturn
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, refuse_unless_regular
 from tom_eval.files import writable_folder
 from tom_eval.game import checking
 from tom_eval.game.epistemics import observe
@@ -164,7 +164,9 @@ def _serve(args: argparse.Namespace) -> int:
     writable_folder(args.data_dir, create=False)  # `open_design` makes it, owner-only
     given = {key: getattr(args, key) for key in TASK_DEFAULTS if getattr(args, key) is not None}
     if "scenario_file" in given:
-        given["scenario_file"] = str(Path(given["scenario_file"]).resolve())
+        scenario_file = Path(given["scenario_file"])
+        refuse_unless_regular(scenario_file, "the study reads it again at every start")
+        given["scenario_file"] = str(scenario_file.resolve())
     design = open_design(args.data_dir, given)
     token = args.admin_token or os.environ.get("TOM_EVAL_ADMIN_TOKEN") or ""
     token_file = args.data_dir / "admin_token"

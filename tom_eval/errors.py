@@ -63,3 +63,11 @@ def refuse_device(path: Path, where: str | None = None) -> None:
         return  # the read that follows names the problem
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         raise InputError(f"{where or path}: a device, not a file")
+
+
+def refuse_unless_regular(path: Path, why: str) -> None:
+    """A file read more than once must be a regular file: a pipe (`<(...)`) gives nothing
+    the second time, and its /dev/fd name means nothing to a later process. `why` says
+    what reads it again."""
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: not a regular file; {why}")

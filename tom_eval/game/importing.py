@@ -28,7 +28,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage, get_model
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, refuse_unless_regular
 from tom_eval.files import writable_folder
 from tom_eval.game.recorded_runs import RecordedRun, RecordedTrial, read_runs
 from tom_eval.game.scenario_file import read_scenarios
@@ -103,6 +103,7 @@ def import_runs(
     if not runs:
         return [], skipped
     scenarios = scenario_file or find_scenario_file(paths)
+    refuse_unless_regular(scenarios, "each run's replay reads it again")
     questions = {record.key: record.scenario.question for record in read_scenarios(scenarios)}
     playable = []
     for run in runs:

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tom_eval.errors import InputError, refuse_device
+from tom_eval.errors import InputError, read_user_bytes, refuse_unless_regular
 from tom_eval.game.narration import asked_container
 from tom_eval.json_fields import READ_ERRORS, JsonFields, json_problem
 
@@ -144,35 +144,35 @@ def run_files(paths: Sequence[Path]) -> list[Path]:
     return list(once.values())
 
 
-def _json_problem(path: Path, error: ValueError | RecursionError) -> str:
-    if path.stat().st_size == 0:
-        return "empty"
-    if isinstance(error, UnicodeDecodeError):  # json.loads decodes the bytes itself
-        return f"not UTF-8 text ({error.reason})"
-    return json_problem(error)
-
-
 def read_run_file(path: Path) -> tuple[str, datetime, str, list[RecordedTrial]]:
     """A file's run name, time, rules text and trials; InputError naming the file (and the
     record) for anything that is not such a file."""
     match = _FILE_NAME.fullmatch(path.name)
     if match is None:
         raise InputError(f"{path}: not a run file (expected <run>_<unix time>_game_data.json)")
-    refuse_device(path)
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(f"{path}: {path.stat().st_size} bytes is too large for a run file")
-        data = json.loads(path.read_bytes())
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    except READ_ERRORS as error:
-        raise InputError(f"{path}: {_json_problem(path, error)}") from None
+    refuse_unless_regular(path, "a pipe or a device would be read without end")
+    if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
+        raise InputError(f"{path}: {path.stat().st_size} bytes is too large for a run file")
+    data = _run_json(path, read_user_bytes(path))
     top = JsonFields(str(path), data)
     rules = top.text("game_setup")
     records = top.array("turn_records", empty=False)
     trials = [_trial(f"{path}: record {index + 1}", record) for index, record in enumerate(records)]
     time = datetime.fromtimestamp(int(match["time"]), tz=timezone.utc)
     return match["run"], time, rules, trials
+
+
+def _run_json(path: Path, data: bytes) -> Any:
+    """The JSON document of a run file's bytes (UTF-8, or the UTF-16 or -32 that
+    `json.loads` also reads), refused in one line."""
+    if not data:
+        raise InputError(f"{path}: empty")
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
+    except READ_ERRORS as error:
+        raise InputError(f"{path}: {json_problem(error)}") from None
 
 
 def _trial(where: str, record: Any) -> RecordedTrial:

@@ -160,6 +160,7 @@ def read_scenario_file(path: Path) -> tuple[list[ScenarioRecord], str]:
 
 
 def _scenarios(path: Path, text: str) -> list[ScenarioRecord]:
+    """The scenarios of the text of the file `path`, in either format."""
     if not text.strip():
         raise InputError(f"{path}: empty file, no scenarios")
     try:

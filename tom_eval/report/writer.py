@@ -10,6 +10,7 @@ moving in lists both reports' files, which the next report clears.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -66,12 +67,12 @@ def write_report(
 
 def _remove_empty(made: list[Path]) -> None:
     """The folders this report created (`--out` and the parents it lacked, deepest first)
-    removed while they are empty, as after a refusal."""
+    removed where they are empty, as after a refusal. One that could not be made (a name
+    too long) does not stop its parents' removal; a folder with a report in it is kept,
+    and so its parents, since they hold it."""
     for folder in made:
-        try:
+        with contextlib.suppress(OSError):
             folder.rmdir()
-        except OSError:  # not empty (the report is in it), or never made
-            return
 
 
 def _write_sections(evals: pd.DataFrame, sections: Sequence[Section], context: Context) -> None:
@@ -107,6 +108,7 @@ def _move_in(staging: Path, out: Path) -> None:
 
 
 def _list_files(out: Path, names: list[str]) -> None:
+    """`.report-files`: the files a report in `out` wrote, which the next one may remove."""
     write_atomically(out / FILES, "".join(f"{name}\n" for name in names))
 
 
