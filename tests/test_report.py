@@ -344,16 +344,22 @@ def test_a_report_that_fails_part_way_leaves_the_folder_as_it_was(
     assert not (tmp_path / "new").exists()
 
 
-def test_a_report_stopped_while_moving_in_is_cleared_by_the_next(
-    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    battery = tmp_path / "battery"
+def battery_logs(folder: Path) -> Path:
+    """A small false-belief battery's log in `folder`: a report of it writes
+    false_belief.csv, which a report of the game's logs alone does not."""
     inspect_eval(
         false_belief(contents=1, transfer=1),
         model="tom/belief-oracle",
-        log_dir=str(battery),
+        log_dir=str(folder),
         display="none",
     )
+    return folder
+
+
+def test_a_report_stopped_while_moving_in_is_cleared_by_the_next(
+    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    battery = battery_logs(tmp_path / "battery")
     out = tmp_path / "out"
     write_report([logs], report_sections(), out)
     move = shutil.move
@@ -492,15 +498,7 @@ def test_a_sample_scored_in_one_log_of_a_run_is_not_hidden_by_its_errored_copy(
 
 
 def test_a_report_into_an_earlier_ones_folder_replaces_it(logs: Path, tmp_path: Path) -> None:
-    from tasks.false_belief import false_belief
-
-    battery = tmp_path / "battery"
-    inspect_eval(
-        false_belief(contents=1, transfer=1),
-        model="tom/belief-oracle",
-        log_dir=str(battery),
-        display="none",
-    )
+    battery = battery_logs(tmp_path / "battery")
     out = tmp_path / "out"
     assert main(["report", str(logs), str(battery), "--out", str(out), "--quiet"]) == 0
     assert (out / "false_belief.csv").is_file() and (out / "summary.csv").is_file()
