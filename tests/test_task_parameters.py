@@ -129,7 +129,7 @@ def test_another_tasks_parameter_is_warned_about_as_inspect_does(
     """One command may run several tasks with one set of -T arguments."""
     task = tom(ids="12", extras="0A", reps=1, order="both")
     assert len(task.dataset) == 1
-    assert "param 'order' not used by task 'tom'" in caplog.text
+    assert "param 'order' not used by task 'tom' (taken by knp)" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -149,10 +149,11 @@ def test_a_name_no_task_of_the_suite_takes_is_refused_with_the_tasks_parameters(
 
 
 def test_the_suites_parameters_are_its_tasks() -> None:
-    taken = set()
+    taken: dict[str, tuple[str, ...]] = {}
     for task in ("tom", "false_belief", "coherence", "knp", "ikd"):
         function = inspect.unwrap(getattr(importlib.import_module(f"tasks.{task}"), task))
-        taken |= set(inspect.signature(function).parameters) - {"unknown"}
+        for name in set(inspect.signature(function).parameters) - {"unknown"}:
+            taken[name] = (*taken.get(name, ()), task)
     assert taken == SUITE_PARAMETERS
 
 

@@ -34,49 +34,48 @@ def task_arguments(task: str) -> Iterator[None]:
         raise refused(f"{task}: {error}") from None
 
 
-SUITE_PARAMETERS = frozenset(
-    [
-        "contents",
-        "cost",
-        "data_dir",
-        "domain",
-        "estimator",
-        "extras",
-        "floor",
-        "focus_on_knowledge",
-        "games",
-        "genre",
-        "highlight",
-        "history",
-        "ids",
-        "item_file",
-        "ladder",
-        "levels",
-        "lineup",
-        "lose",
-        "mode",
-        "open_ended",
-        "order",
-        "perturbations",
-        "prefix",
-        "prior",
-        "reps",
-        "response_format",
-        "sample",
-        "sample_seed",
-        "samples",
-        "scenario_file",
-        "seed",
-        "sentence_by_sentence",
-        "stories",
-        "structured",
-        "task",
-        "temperature",
-        "transfer",
-        "turns",
-    ]
-)
-"""Every parameter of the suite's five tasks (a test checks it against their signatures)."""
+SUITE_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "contents": ("false_belief",),
+    "cost": ("coherence",),
+    "data_dir": ("knp", "ikd"),
+    "domain": ("coherence",),
+    "estimator": ("false_belief", "coherence"),
+    "extras": ("tom",),
+    "floor": ("coherence",),
+    "focus_on_knowledge": ("knp", "ikd"),
+    "games": ("tom",),
+    "genre": ("knp", "ikd"),
+    "highlight": ("ikd",),
+    "history": ("tom",),
+    "ids": ("tom",),
+    "item_file": ("false_belief",),
+    "ladder": ("tom",),
+    "levels": ("tom",),
+    "lineup": ("tom",),
+    "lose": ("tom",),
+    "mode": ("tom",),
+    "open_ended": ("knp",),
+    "order": ("knp",),
+    "perturbations": ("false_belief",),
+    "prefix": ("false_belief",),
+    "prior": ("coherence",),
+    "reps": ("tom",),
+    "response_format": ("tom",),
+    "sample": ("tom", "false_belief", "coherence", "knp", "ikd"),
+    "sample_seed": ("tom", "false_belief", "coherence", "knp", "ikd"),
+    "samples": ("false_belief", "coherence"),
+    "scenario_file": ("tom",),
+    "seed": ("tom", "false_belief", "knp"),
+    "sentence_by_sentence": ("false_belief",),
+    "stories": ("ikd",),
+    "structured": ("tom",),
+    "task": ("coherence",),
+    "temperature": ("coherence",),
+    "transfer": ("false_belief",),
+    "turns": ("tom",),
+}
+"""Every parameter of the suite's five tasks, and the tasks that take it (a test checks it
+against their signatures)."""
 
 
 def refuse_misspelt(task: str, unknown: Mapping[str, object], function: Callable[..., Any]) -> None:
@@ -98,7 +97,8 @@ def refuse_misspelt(task: str, unknown: Mapping[str, object], function: Callable
             raise InputError(f"no parameter '{name}' (did you mean {close[0]}?)")
         if name not in SUITE_PARAMETERS:
             raise InputError(f"no parameter '{name}' (it takes {', '.join(parameters)})")
-        logger.warning(f"param '{name}' not used by task '{task}'")
+        taken_by = ", ".join(SUITE_PARAMETERS[name])
+        logger.warning(f"param '{name}' not used by task '{task}' (taken by {taken_by})")
 
 
 def whole_number(name: str, value: object, minimum: int | None = None) -> int:
