@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from measure import Measured, inspect_eval, machine, markdown_table, model_calls
+from measure import Measured, best, inspect_eval, machine, markdown_table, model_calls
 
 from scorers.tom import score_value
 from tom_eval.game.dataset import checked_solution, scenario_records
@@ -38,10 +38,6 @@ from tom_eval.game.turn import DEFAULT_LINEUP
 
 COLUMNS = ("task", "samples", "model calls", "wall time", "CPU time", "wall per sample")
 TARGET = 1.3
-
-
-def best(runs: list[Measured]) -> Measured:
-    return Measured(min(r.wall for r in runs), min(r.cpu for r in runs), 0.0)
 
 
 def engine_seconds(reps: int) -> float:

@@ -41,6 +41,12 @@ def measure(command: list[str], cwd: Path = ROOT) -> Measured:
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
+def best(runs: list[Measured]) -> Measured:
+    """The least wall time and the least CPU time of several runs of one command (on
+    shared cores, the run least slowed by other work)."""
+    return Measured(min(r.wall for r in runs), min(r.cpu for r in runs), 0.0)
+
+
 def inspect_eval(
     task: str,
     log_dir: Path,

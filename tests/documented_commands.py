@@ -38,7 +38,7 @@ BENCHMARK_SIZES = {
     "generate_and_check.py": "--runs 1 --scales 1",
     "harness_overhead.py": "--runs 1 --reps 1",
     "garbage_collection.py": "--runs 1 --reps 1",
-    "latency_hiding.py": "--latency 0.01 --connections 1",
+    "latency_hiding.py": "--latency 0.01 --connections 1 --runs 1",
     # One sample, idle and beside its two busy processes, the provider's defaults only.
     "local_contention.py": "--limit 1 --runs 1 --settings ''",
     "token_costs.py": "--reps 1 --limit 2",
