@@ -101,8 +101,8 @@ def tom(
         sample_seed: the seed of the subset (default 0).
         ladder: play a load ladder (docs/ladder.md): "events" (extra events A perceives)
             or "ect" (extra epistemic category transitions). Each Id's base story (Extra
-            0A) is played at every level; extras is refused. The log's `ladder` metrics
-            carry the balanced accuracy at each level and the model's span.
+            0A) is played at every level; extras is refused. The scorer's metrics
+            add the balanced accuracy at each level and the model's span.
         levels: the ladder's levels, from 0 (default 0,2,4,8,16,32).
     """
     refuse_unplayable("tom")

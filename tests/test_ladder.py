@@ -201,3 +201,12 @@ def test_the_report_counts_the_stories_that_stopped_below_the_top(tmp_path: Path
     text = report.read_text()
     assert "| stopped below the top |" in text
     assert "(2 of 2)" in text and "Not every base story reached the top" in text
+
+
+def test_a_ladder_of_one_expected_action_is_reported_as_such(tmp_path: Path) -> None:
+    """A ladder of Pass stories alone (`--limit 30` plays Id 1's) has no span because chance
+    is then 1: the report says so, not 'at chance' beside a level-0 accuracy of 1."""
+    ladder_run(tmp_path, "tom/oracle", ids="1", reps=1, levels="0,2")
+    report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
+    assert pd.read_csv(tmp_path / "report" / "ladder_spans.csv")["classes"].tolist() == [1]
+    assert "none (one expected action only: -T sample=N plays all three)" in report.read_text()

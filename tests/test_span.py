@@ -167,9 +167,16 @@ def test_a_level_above_the_crossing_that_scores_higher_is_pooled_with_it() -> No
 def test_the_report_says_why_a_ladder_has_no_span() -> None:
     from tom_eval.game.report import _span_text
 
-    row: dict[Hashable, object] = {"status": "none", "span": math.nan, "low": math.nan}
-    assert (
-        _span_text(row | {"top": 0.0, "high": math.nan})
-        == "none (no level above 0 holds every expected action)"
+    row: dict[Hashable, object] = {
+        "status": "none",
+        "span": math.nan,
+        "low": math.nan,
+        "high": math.nan,
+        "classes": 3,
+    }
+    assert _span_text(row | {"top": 0.0}) == "none (no level above 0 holds every expected action)"
+    assert _span_text(row | {"top": 32.0}) == "none (at chance from level 0)"
+    # A perfect player on Pass stories alone (`--limit 30` plays Id 1's) is not at chance.
+    assert _span_text(row | {"top": 32.0, "classes": 1}) == (
+        "none (one expected action only: -T sample=N plays all three)"
     )
-    assert _span_text(row | {"top": 32.0, "high": math.nan}) == "none (at chance from level 0)"

@@ -943,6 +943,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 "level 0": bottom[0],
                 "top level": top[0],
                 "stories": trials["base_story"].nunique(),
+                "classes": trials.loc[trials["level"] == 0, "expected_action"].nunique(),
                 # The task lists every story it climbed; count those this run played.
                 "stopped": len(stopped_by_run[run] & set(trials["base_story"])),
                 "trials": len(trials),

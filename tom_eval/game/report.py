@@ -42,7 +42,8 @@ LADDER_TEXT = (
     "between levels, has fallen halfway from its level-0 value to chance (1/3 with the "
     "three expected actions), with a 95% bootstrap interval over base stories; 'beyond' "
     "means it stays above that mark up to the ladder's top, 'none' that level 0 is not "
-    "above chance or that no level above it holds every expected action."
+    "above chance, that no level above it holds every expected action, or that the run "
+    "plays one expected action only (its chance is then 1)."
 )
 GAMES_TEXT = (
     "Game mode: one row per run; each game is a race to the winning score by Blue (A and "
@@ -189,6 +190,9 @@ def _span_text(row: Mapping[Hashable, object]) -> str:
     """A span with its interval: 'none', 'beyond 32', or '6.2 [4.6, 9.1]' (an end past the
     ladder's top shows as 'beyond')."""
     if row["status"] == "none":
+        # With one expected action, chance is that action's share (1), so nothing is lost.
+        if int(str(row["classes"])) < 2:
+            return "none (one expected action only: -T sample=N plays all three)"
         if float(str(row["top"])) == 0:
             return "none (no level above 0 holds every expected action)"
         return "none (at chance from level 0)"
