@@ -1071,3 +1071,53 @@ def test_a_task_argument_that_only_looks_like_a_list_stays_text() -> None:
 
     assert task_argument("[1, 2]") == [1, 2] and task_argument("[old") == "[old"
     assert changed_settings({"task_arg_data_dir": "[old"}, {"data_dir": None}) == ["data_dir=[old"]
+
+
+def test_a_mastery_column_gives_its_trials_only_when_every_run_had_as_many(
+    tmp_path: Path, drawn: list[Figure]
+) -> None:
+    from tom_eval.game import charts
+    from tom_eval.game.mastery import slug
+    from tom_eval.game.spec import read_mastery
+
+    categories = read_mastery().categories
+    rows = []
+    for name, trials in (("a", 13), ("b", 26)):
+        row: dict[str, Any] = {"run": f"{name} [default] (choice)", "model": name}
+        row |= {"model_settings": "default", "setting": "choice", "scope": "Overall"}
+        for category in categories:
+            key = slug(category.name)
+            row |= {key: 0.5, f"{key}_low": 0.3, f"{key}_high": 0.7, f"{key}_n": trials}
+        rows.append(row)
+    first = slug(categories[0].name)
+    rows[1][f"{first}_n"] = 13  # the first category: as many trials in both runs
+    table = pd.DataFrame(rows)
+    charts.mastery_heatmap(table, table, tmp_path / "mastery.png", "a title")
+    (figure,) = drawn
+    labels = [label.get_text() for label in figure.axes[0].get_xticklabels()]
+    assert labels[0] == f"{categories[0].name}\n(n=13)"
+    assert labels[1:] == [f"{category.name}\n(n varies)" for category in categories[1:]]
+    cell = figure.axes[0].texts[0].get_text()
+    assert cell == "0.50\n[0.30, 0.70]"
+
+
+def test_a_run_whose_metrics_reduce_epochs_by_max_is_named_in_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report counts each epoch as a trial, so a log reduced otherwise than by the mean
+    shows other figures than the report: the report says so rather than differ silently."""
+    from inspect_ai import Epochs
+
+    folder = tmp_path / "logs"
+    for reducer in ("mean", "max"):
+        inspect_eval(
+            tom(ids="7", reps=1),
+            model="tom/random",
+            epochs=Epochs(2, reducer),
+            log_dir=str(folder / reducer),
+            display="none",
+        )
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "reduce the epochs" in line]
+    assert len(warned) == 1 and f"{folder / 'max'}" in warned[0]
+    assert "reduce the epochs by max; the report counts each epoch as a trial" in warned[0]

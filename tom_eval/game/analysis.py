@@ -12,6 +12,7 @@ so a directory may mix both modes.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -161,6 +162,7 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     """The game's runs of `evals` (`report.logs.read_evals` rows of tasks/tom.py logs):
     trial-mode runs and their trials, game-mode games and A's turns in them."""
     evals = _newest_per_participant(evals, warnings)
+    _other_reducers(evals, warnings)
     evals["scenario_file_name"] = names_by_digest(evals, "scenario_file", SCENARIO_DIGEST)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
@@ -190,6 +192,26 @@ def _newest_per_participant(evals: pd.DataFrame, warnings: list[str]) -> pd.Data
     for log, who in zip(newest.loc[older, "log"], newest.loc[older, "participant"], strict=True):
         warnings.append(f"{log}: an older log of participant {who}; skipped")
     return evals.drop(index=newest.index[older])
+
+
+MEAN_REDUCERS = ('["key_mean"]', '["mean"]')
+"""How a log of `evals_df` names the reducers that average each sample's epochs, as the
+report's trials do (`--epochs-reducer mean` reduces by Inspect's own)."""
+
+
+def _other_reducers(evals: pd.DataFrame, warnings: list[str]) -> None:
+    """A warning for each log whose metrics reduce its epochs otherwise (`--epochs-reducer
+    max`, say): the report counts every epoch as a trial, so its figures are the mean's,
+    not the log's."""
+    reducers = evals.get("epochs_reducer", pd.Series(None, index=evals.index))
+    epochs = evals.get("epochs", pd.Series(1, index=evals.index)).fillna(1)
+    other = (epochs > 1) & reducers.notna() & ~reducers.isin(MEAN_REDUCERS)
+    for log, reducer in zip(evals.loc[other, "log"], reducers[other], strict=True):
+        named = ", ".join(json.loads(reducer)) if str(reducer).startswith("[") else reducer
+        warnings.append(
+            f"{log}: its metrics reduce the epochs by {named}; the report counts each epoch as "
+            "a trial, so its figures are those of the mean over the epochs"
+        )
 
 
 def _label_people(evals: pd.DataFrame) -> None:

@@ -100,24 +100,28 @@ def load_effects(table: pd.DataFrame, path: Path, title: str) -> Path:
     return save(figure, path)
 
 
-def _with_trials(extra: str, table: pd.DataFrame) -> str:
-    counts = set(table[f"{extra}_n"])
-    return f"{extra}\n(n={counts.pop()})" if len(counts) == 1 else f"{extra}\n(n varies)"
+def _with_trials(column: str, table: pd.DataFrame, name: str | None = None) -> str:
+    """The column's name (or `name`) over the trials its runs had, if they all had as many."""
+    counts = set(table[f"{column}_n"])
+    trials = f"n={counts.pop()}" if len(counts) == 1 else "n varies"
+    return f"{name or column}\n({trials})"
 
 
 def mastery_heatmap(table: pd.DataFrame, runs: pd.DataFrame, path: Path, title: str) -> Path:
-    """The mastery categories (columns) of every run (rows): each cell the score and the
-    half-width of its 95% interval; the column labels give the trials a run had."""
+    """The mastery categories (columns) of every run (rows): each cell the score and its 95%
+    interval; a column label gives the trials a run had, or says they vary between runs."""
     categories = [category.name for category in read_mastery().categories]
     overall = table[table["scope"] == "Overall"]
     keys = [slug(category) for category in categories]
     values = overall[keys].to_numpy(dtype=float)
     figure, axes = plt.subplots(figsize=(13, 1.6 + 0.34 * max(1, len(overall))))
     image = axes.imshow(values, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    counts = [int(overall[f"{key}_n"].max()) if len(overall) else 0 for key in keys]
     axes.set_xticks(
         range(len(categories)),
-        [f"{category}\n(n={count})" for category, count in zip(categories, counts, strict=True)],
+        [
+            _with_trials(key, overall, category)
+            for category, key in zip(categories, keys, strict=True)
+        ],
         rotation=20,
         ha="right",
         fontsize=7,
