@@ -135,3 +135,28 @@ def test_the_reports_defaults_are_the_tasks() -> None:
         parameters = inspect.signature(inspect.unwrap(build)).parameters
         defaults = {name: parameters[name].default for name in LABEL_DEFAULTS[task]}
         assert defaults == LABEL_DEFAULTS[task]
+
+
+def test_the_report_lists_runs_in_one_order_whatever_order_the_logs_are_read(
+    tmp_path: Path,
+) -> None:
+    """Every section's table: the models' runs, then the reference players', by name (here
+    the players were run in another order, so the logs are read in it)."""
+    for player in ("tom/always-a", "tom/gold", "tom/always-leak"):
+        run("knp", player, tmp_path / "logs")
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    table = pd.read_csv(tmp_path / "out" / "knp.csv")
+    assert [label.split(" ")[0] for label in table["run"]] == [
+        "tom/always-a",
+        "tom/always-leak",
+        "tom/gold",
+    ]
+
+
+def test_models_come_before_the_reference_players() -> None:
+    from tom_eval.report.logs import in_run_order
+
+    runs = ["tom/gold [default]", "openai/gpt-4.1 [default]", "tom/always-a [default]"]
+    ordered = in_run_order(pd.DataFrame({"run": runs, "N": [1, 2, 3]}))
+    assert ordered["run"].tolist() == [runs[1], runs[2], runs[0]]
+    assert ordered["N"].tolist() == [2, 3, 1]

@@ -210,3 +210,21 @@ def test_a_ladder_of_one_expected_action_is_reported_as_such(tmp_path: Path) -> 
     report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
     assert pd.read_csv(tmp_path / "report" / "ladder_spans.csv")["classes"].tolist() == [1]
     assert "none (one expected action only: -T sample=N plays all three)" in report.read_text()
+
+
+def test_a_ladder_whose_stories_stop_says_so_when_the_task_is_built(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A run whose upper levels lack stories shows a span of NaN, which reads as a model at
+    chance: the task warns before it runs, not only the report after."""
+    tom(ids="2-5", reps=1, ladder="ect", levels="0,1,2")
+    (warning,) = [
+        record.getMessage() for record in caplog.records if "ladder=" in record.getMessage()
+    ]
+    assert (
+        warning.startswith("ladder=ect: ") and " of 4 base stories could not be climbed" in warning
+    )
+    assert warning.endswith("(use even levels on the ECT ladder)")
+    caplog.clear()
+    tom(ids="2-5", reps=1, ladder="events", levels="0,2")
+    assert not [record for record in caplog.records if "ladder=" in record.getMessage()]

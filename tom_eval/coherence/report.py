@@ -29,6 +29,7 @@ from tom_eval.report.charts import save
 from tom_eval.report.logs import (
     by_preference,
     changed_settings,
+    in_run_order,
     json_objects,
     label_runs,
     once_per_sample,
@@ -139,8 +140,7 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
             row |= bayesian_values(answers, prior) | validity_values(answers)
             row |= cross_domain_values(answers) | rational_values(answers, cost, temperature)
             rows.append(row)
-    table: pd.DataFrame = pd.DataFrame(rows, columns=None if rows else ["run", "items", *VALUES])
-    return table
+    return in_run_order(pd.DataFrame(rows, columns=None if rows else ["run", "items", *VALUES]))
 
 
 def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:

@@ -19,7 +19,13 @@ from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 from tom_eval.errors import InputError
 from tom_eval.false_belief.parsing import on_key
 from tom_eval.report.charts import save
-from tom_eval.report.logs import changed_settings, json_object, label_runs, once_per_sample
+from tom_eval.report.logs import (
+    changed_settings,
+    in_run_order,
+    json_object,
+    label_runs,
+    once_per_sample,
+)
 from tom_eval.report.section import Context
 from tom_eval.report.stats import wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
@@ -224,7 +230,7 @@ def summary(prompts: pd.DataFrame) -> pd.DataFrame:
         row["perturbations"] = perturbed["correct"].mean() if len(perturbed) else float("nan")
         row["estimators"] = ", ".join(sorted(set(group["estimator"])))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return in_run_order(pd.DataFrame(rows, columns=None if rows else ["run"]))
 
 
 def _on_key(prompt: pd.Series) -> bool:

@@ -3,6 +3,7 @@ metadata), or one Sample per full game (the designed stories it plays)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -35,6 +36,8 @@ from tom_eval.game.spec import (
 )
 from tom_eval.game.validation import action_violations, label_violations, spec_violations
 from tom_eval.game.world import CHARACTERS, SELF
+
+logger = logging.getLogger(__name__)
 
 SHIPPED_FILE = "default.jsonl"
 """The scenarios of `tom-eval generate`'s defaults (every spec row, reps 10, seed 0), in
@@ -128,7 +131,24 @@ def ladder_records(
         )
         for rung in found.rungs
     ]
+    if found.stopped:
+        logger.warning(_stopped_warning(ladder, levels, found, len(rows) * reps))
     return records, found
+
+
+def _stopped_warning(ladder: str, levels: tuple[int, ...], found: Climb, stories: int) -> str:
+    """Said when the task is built, not only in the report: a run whose upper levels lack
+    stories shows a span of NaN, which reads as a model at chance."""
+    odd = (
+        " (use even levels on the ECT ladder)"
+        if ladder == "ect" and any(level % 2 for level in levels)
+        else ""
+    )
+    return (
+        f"ladder={ladder}: {len(found.stopped)} of {stories} base stories could not be climbed "
+        f"to level {levels[-1]}, so the levels above where they stopped hold fewer stories "
+        f"(the task's metadata `ladder_stopped` gives each one's highest level){odd}"
+    )
 
 
 def checked_solution(record: ScenarioRecord, rules: Rules, with_neutral: bool) -> Solution:

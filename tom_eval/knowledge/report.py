@@ -16,6 +16,7 @@ from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 from tom_eval.knowledge.dataset import DATA_DIGEST
 from tom_eval.report.logs import (
     changed_settings,
+    in_run_order,
     json_objects,
     label_runs,
     names_by_digest,
@@ -142,8 +143,7 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
             mean = sum(present) / len(present) if present else math.nan
             row |= {key: mean, f"{key}_low": low, f"{key}_high": high, f"{key}_n": len(present)}
         rows.append(row)
-    table: pd.DataFrame = pd.DataFrame(rows)
-    return table
+    return in_run_order(pd.DataFrame(rows, columns=None if rows else ["run"]))
 
 
 def _scores(frame: pd.DataFrame) -> pd.Series:

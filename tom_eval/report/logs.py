@@ -331,6 +331,23 @@ def label_runs(evals: pd.DataFrame, setting: Callable[[dict[str, Any]], str]) ->
     )
 
 
+REFERENCE_PREFIX = "tom/"
+"""The reference players' provider: their rows follow the models' in every table."""
+
+
+def in_run_order(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run in the order of every section's table: the models' runs, then the
+    reference players', each by name (not in the order the logs were read)."""
+    reference = table["run"].astype(str).str.startswith(REFERENCE_PREFIX)
+    ordered: pd.DataFrame = (
+        table.assign(reference=reference)
+        .sort_values(["reference", "run"], kind="stable")
+        .drop(columns="reference")
+        .reset_index(drop=True)
+    )
+    return ordered
+
+
 def names_by_digest(
     evals: pd.DataFrame, argument: str, digest_key: str, source_key: str | None = None
 ) -> list[str | None]:
