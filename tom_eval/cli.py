@@ -62,7 +62,8 @@ def _generate(args: argparse.Namespace) -> int:
     generated = generate(rows, args.reps, args.seed)
     write_scenarios(args.out, generated)
     seconds = time.perf_counter() - started
-    print(f"wrote {len(generated)} scenarios to {args.out} in {seconds:.2f} s")
+    scenarios = "scenario" if len(generated) == 1 else "scenarios"
+    print(f"wrote {len(generated)} {scenarios} to {args.out} in {seconds:.2f} s")
     return 0
 
 
@@ -296,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     show = commands.add_parser("show", help="print a story exactly as player A reads it")
-    show.add_argument("file", type=path)
+    show.add_argument("file", type=path, help="a tom-eval .jsonl file or the reference's JSON")
     show.add_argument("key", help="scenario key, e.g. 12-0A-r1")
     show.set_defaults(run=_show)
 
