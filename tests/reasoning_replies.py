@@ -573,6 +573,14 @@ REVISED: list[Case] = [
     ("Tell(B, bag, banana)\nNo - B watched C put it there. Pass.", "action", PASS),
     ("Option B.\nOn second thought, option D, since B is the one asked.", "choice", TELL_B),
     ("I'll pass.\nHmm, B was out during the put. Tell(B, bag, banana)", "action", TELL_B),
+    # A revision inside one sentence, after a dash or a semicolon.
+    ("Ask(B, bag) - actually no, Pass.", "action", PASS),
+    ("I'll Tell(B, bag, banana) \u2014 wait, B saw it. Pass.", "action", PASS),
+    ("Pass; on second thought, Tell(B, bag, banana).", "action", TELL_B),
+    # A revision after a closing statement replaces it; a retraction alone does not.
+    ("Action: Ask(B, bag) -- actually, Pass.", "action", PASS),
+    ("Final answer: Pass.\nWait, B was out. Tell(B, bag, banana).", "action", TELL_B),
+    ("Action: Ask(B, bag). Actually, I am sure of it.", "action", ASK_B),
 ]
 
 ECHOED_OPTIONS: list[Case] = [

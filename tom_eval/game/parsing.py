@@ -131,8 +131,13 @@ _ONE_WORD = re.compile(r"\s*[\"'\u2018\u201c]?[a-z]*[\"'\u2019\u201d]?\s*", _FLA
 _PLACEHOLDER = re.compile(r"\.\.\.|\u2026")
 _HEDGE_WINDOW = 60
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][)\]\"'])\s+|(?<=[a-z][.!?])(?=[A-Z])")
-"""Where a sentence ends: after . ! ? and a space, or glued to the next ("cost.Pass")."""
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+|(?<=[.!?][)\]\"'])\s+|(?<=[a-z][.!?])(?=[A-Z])"
+    r"|\s*(?:[;\u2014\u2013]|\s--?\s)\s*"
+    r"(?=(?i:actually|wait|on\s+second\s+thought|correction|scratch\s+that)\b)"
+)
+"""Where a sentence ends: after . ! ? and a space, glued to the next ("cost.Pass"), or at a
+dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.")."""
 _CLOSING = re.compile(
     r"(?:(?:so|therefore|thus|hence|then|ok(?:ay)?)\s*,?\s*)?(?:the\s+|my\s+)?"
     r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
@@ -522,7 +527,7 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
     committed: list[ParsedAction] = []
     revising = False
     for sentence in sentences:
-        revising = revising or (_REVISION.match(sentence) is not None and sentence[-1] != "?")
+        revising = revising or _is_revision(sentence)
         outcome = _commitment(sentence, reading)
         if outcome is None and revising:
             named = _distinct(m.outcome for m in _unhedged(sentence, reading.mentions(sentence)))
@@ -536,15 +541,23 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
 
 def _closing_statement(lines: list[str], reading: _Reading) -> ParsedAction | None:
     """What the last closing statement (`Action: X`, `Final answer: X`) says, when it
-    names an action."""
+    names an action and no revision follows it ("Action: Ask(B, bag) - actually, Pass."
+    is left to the commitments, which read revisions)."""
+    revised = False
     for line in reversed(lines):
         for sentence in reversed(_sentences(line)):
             closing = _CLOSING.fullmatch(sentence)
             stated = closing.group(1) if closing else ""
             named = reading.mentions(stated) if stated else []
             if named:
-                return _one_of(_unhedged(stated, named) or named)
+                return None if revised else _one_of(_unhedged(stated, named) or named)
+            revised = revised or _is_revision(sentence)
     return None
+
+
+def _is_revision(sentence: str) -> bool:
+    """Whether a sentence takes back what came before ("Actually, ...", not "Wait?")."""
+    return _REVISION.match(sentence) is not None and sentence[-1] != "?"
 
 
 def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
