@@ -1109,9 +1109,10 @@ def test_a_run_whose_metrics_reduce_epochs_by_max_is_named_in_a_warning(
     from inspect_ai import Epochs
 
     folder = tmp_path / "logs"
-    for reducer in ("mean", "max"):
+    # Two runs (other Ids): one command with two reducers would be one run repeated.
+    for reducer, ids in (("mean", "7"), ("max", "8")):
         inspect_eval(
-            tom(ids="7", reps=1),
+            tom(ids=ids, reps=1),
             model="tom/random",
             epochs=Epochs(2, reducer),
             log_dir=str(folder / reducer),
