@@ -465,6 +465,19 @@ def test_a_prior_changes_the_inversion(tmp_path: Path) -> None:
     assert isinstance(skewed, dict) and skewed["container_DI_r"] < 0.99
 
 
+def test_a_prior_over_one_domains_answers_leaves_the_other_uniform() -> None:
+    """BI's answers differ between the domains: a prior over ContainerWorld's (which the
+    task accepts) weighs ContainerWorld's BI and leaves MovieWorld's uniform."""
+    scores = _scores(rational_answers("container") | rational_answers("movie"))
+    uniform = cast(Any, bayesian())(scores)
+    keys = answers(items("container", "BI")[0])
+    assert not set(keys) & set(answers(items("movie", "BI")[0]))
+    skewed = cast(Any, bayesian)({key: 1.0 + (index == 0) * 7 for index, key in enumerate(keys)})
+    values = skewed(scores)
+    assert values["movie_BI_r"] == pytest.approx(uniform["movie_BI_r"])
+    assert values["container_BI_r"] != pytest.approx(uniform["container_BI_r"])
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

@@ -258,9 +258,12 @@ def _finite(values: Mapping[str, float]) -> dict[str, float]:
     return {key: value for key, value in values.items() if not math.isnan(value)}
 
 
-def _task_prior(prior: Mapping[str, float] | None, task: InferenceTask) -> dict[str, float] | None:
-    """The prior's weights for the task's answers; None (uniform) when it has none."""
-    keys = {key for domain in DOMAINS for key in answers(items(domain, task)[0])}
+def _task_prior(
+    prior: Mapping[str, float] | None, domain: Domain, task: InferenceTask
+) -> dict[str, float] | None:
+    """The prior's weights for the task's answers in the domain; None (uniform) when it has
+    none there (a prior may weigh one domain's BI answers and not the other's)."""
+    keys = set(answers(items(domain, task)[0]))
     return {key: weight for key, weight in (prior or {}).items() if key in keys} or None
 
 
@@ -268,7 +271,7 @@ def bayesian_values(run: Answers, prior: Mapping[str, float] | None) -> dict[str
     """`<domain>_<task>_r` and `_rho` of the Bayesian evaluation."""
     values: dict[str, float] = {}
     for domain, task in answered(run, INFERENCE_TASKS):
-        evaluation = bayesian_evaluation(run, domain, task, _task_prior(prior, task))
+        evaluation = bayesian_evaluation(run, domain, task, _task_prior(prior, domain, task))
         name = f"{domain}_{task}"
         values |= {f"{name}_r": evaluation.pearson, f"{name}_rho": evaluation.spearman}
     return _finite(values)
