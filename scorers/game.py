@@ -28,17 +28,19 @@ from inspect_ai.scorer import (
     SampleScore,
     Score,
     Scorer,
+    ScoreReducer,
     Target,
     Value,
     mean,
     metric,
+    score_reducer,
     scorer,
     stderr,
 )
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
-from scorers.tom import balanced, score_value
+from scorers.tom import balanced, key_mean_reducer, score_value
 from tom_eval.game.decisions import Action
 from tom_eval.game.mastery import mastery_scores
 from tom_eval.game.oracle import solve
@@ -157,6 +159,23 @@ def game_scorer() -> Scorer:
     return score
 
 
+@score_reducer(name="game_mean")
+def game_mean_reducer() -> ScoreReducer:
+    """A game's epochs reduced as `key_mean` reduces a turn's, with every epoch's A turns in
+    the metadata: Inspect's reducers keep the first epoch's metadata alone, so the metrics
+    pooled over A's turns would count the first epoch's turns only."""
+    mean_of_keys = key_mean_reducer()
+
+    def reduce(scores: list[Score]) -> Score:
+        reduced = mean_of_keys(scores)
+        if len(scores) == 1:
+            return reduced
+        turns = [turn for score in scores for turn in (score.metadata or {}).get("a_turns", [])]
+        return reduced.model_copy(update={"metadata": {"a_turns": turns}})
+
+    return reduce
+
+
 def _race(log: GameLog, turns: int) -> dict[str, float]:
     return {
         "win": float(log.winner == "blue"),
@@ -192,8 +211,11 @@ def _answers_and_replies(records: list[TurnRecord]) -> dict[str, float]:
 
 def _lie_heard(record: TurnRecord) -> str | None:
     """What an opponent falsely told A of the question container on this turn, if it did:
-    a Tell to A, or its reply when A asked it. A lie that names A's own belief is left out:
-    repeating it cannot be told apart from A's keeping its belief."""
+    a Tell to A, or its reply when A asked it. An honest player's mistaken belief is no lie;
+    a lie that names A's own belief is left out: repeating it cannot be told apart from A's
+    keeping its belief."""
+    if record.lie_to_self is False:
+        return None
     heard = None
     if record.told_self is not None and not same_team(record.owner, SELF):
         heard = record.told_self

@@ -12,7 +12,7 @@ from typing import Any
 
 from inspect_ai import Epochs, Task, task
 
-from scorers.game import game_scorer
+from scorers.game import game_mean_reducer, game_scorer
 from scorers.tom import key_mean_reducer, ladder_metrics, tom_scorer
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import (
@@ -150,6 +150,8 @@ def tom(
                 dataset=dataset,
                 solver=play_game(chosen_format, chosen_lineup, rules, history, seed),
                 scorer=game_scorer(),
+                # --epochs N keeps this reducer: the pooled A-turn metrics count every epoch.
+                epochs=Epochs(1, game_mean_reducer()),
                 version=VERSION,
                 metadata={**subset, **source} or None,
             )
@@ -173,11 +175,11 @@ def tom(
     )
 
 
-VERSION = "4-A"
+VERSION = "4-B"
 """The task's version (eval.yaml): 4 since a ladder's span is read off the measured curve
 (3: a ladder's level intervals, and so the test of whether it has a span at all, are Price
-and Bonett's; every other score is comparable with 2-A's); A: the interface as 2-D's
-(README Changelog)."""
+and Bonett's; every other score is comparable with 2-A's); B: full games' epochs reducer and
+`fooled` over lies alone, revisions inside a sentence read (README Changelog)."""
 
 
 def _ladder(

@@ -142,3 +142,52 @@ def test_fooled_counts_lies_told_and_lies_replied() -> None:
         turn(5, "A", executed="Ask(D, box)", reply="apple", answer="apple"),  # another box
     ]
     assert _answers_and_replies(records)["fooled"] == 0.5
+    # An honest opponent's mistaken belief is no lie: the turn is not counted.
+    honest = turn(6, "A", executed="Ask(C, basket)", reply="plum", answer="plum", lie_to_self=False)
+    assert _answers_and_replies([*records, honest])["fooled"] == 0.5
+    lied = turn(7, "A", executed="Ask(C, basket)", reply="plum", answer="plum", lie_to_self=True)
+    assert _answers_and_replies([*records, lied])["fooled"] == pytest.approx(2 / 3)
+
+
+def test_a_game_records_whether_a_heard_a_liar(tmp_path: Path) -> None:
+    """The session marks what A heard from a player who lies to it (the lineup's
+    dishonest opponents), and from an honest one, such as the neutral player N."""
+    args: dict[str, Any] = {**GAME, "games": 4, "turns": 16, "lineup": "N=neutral"}
+    (log,) = inspect_eval(
+        tom(**args),
+        model="tom/random",
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    heard = [
+        (turn["owner"], turn["executed"], turn["lie_to_self"])
+        for sample in log.samples or []
+        for turn in sample.store["GameLog:turns"]
+        if turn["lie_to_self"] is not None
+    ]
+    for owner, executed, lie in heard:
+        speaker = owner if owner != "A" else executed[4]  # Ask(X, ...)
+        assert lie == (speaker == "D"), (owner, executed, lie)
+    assert {lie for _, _, lie in heard} == {True, False}
+
+
+def test_the_pooled_a_turn_metrics_count_every_epoch(tmp_path: Path) -> None:
+    """Inspect's reducers keep the first epoch's score metadata; the game's keeps every
+    epoch's A turns, so the log's pooled metrics are over all of them."""
+    from inspect_ai import Epochs
+
+    args: dict[str, Any] = dict(GAME)
+    (log,) = inspect_eval(
+        tom(**args),
+        model="tom/random",
+        epochs=Epochs(2),  # the CLI's --epochs 2: the task's reducer stays
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.eval.config.epochs_reducer == ["game_mean"]
+    a_turns = [turn for sample in log.samples or [] for turn in sample.store["GameLog:turns"]]
+    assert log.results is not None
+    (pooled,) = [score for score in log.results.scores if "count" in score.metrics]
+    played = [turn for turn in a_turns if turn["owner"] == "A"]
+    assert pooled.metrics["count"].value == len(played)
+    assert len({sample.epoch for sample in log.samples or []}) == 2

@@ -194,7 +194,7 @@ def _newest_per_participant(evals: pd.DataFrame, warnings: list[str]) -> pd.Data
     return evals.drop(index=newest.index[older])
 
 
-MEAN_REDUCERS = ('["key_mean"]', '["mean"]')
+MEAN_REDUCERS = ('["key_mean"]', '["game_mean"]', '["mean"]')
 """How a log of `evals_df` names the reducers that average each sample's epochs, as the
 report's trials do (`--epochs-reducer mean` reduces by Inspect's own)."""
 

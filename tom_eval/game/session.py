@@ -80,6 +80,9 @@ class TurnRecord:
     """What the player asked on this turn replied (None: nobody was asked, or A refused)."""
     told_self: str | None = None
     """What the owner told A about the question container."""
+    lie_to_self: bool | None = None
+    """Whether what A heard on this turn (the reply to its Ask, or a Tell to it) came from a
+    player who lies to A (None: A heard nothing, or a log from before this field)."""
     raw_reply_to_ask: str | None = None
     """A's reply when the owner asked A."""
     reply_to_ask: str | None = None
@@ -199,6 +202,7 @@ class GameSession:
             turn = turn.apply_action(action)
             if turn.reply is not None and action.kind == "ask":
                 record.reply = turn.reply
+                record.lie_to_self = self.game.lineup.lies_to(str(action.player), SELF)
                 self._perceive(reply_text(action, turn.reply))
         elif turn.phase == "reply":
             replied = parse_reply(completion, self.response_format)
@@ -269,6 +273,7 @@ class GameSession:
         record.reply = turn.reply
         if turn.told_self is not None and action.container is not None:
             record.told_self = turn.told_self
+            record.lie_to_self = self.game.lineup.lies_to(record.owner, SELF)
             self._perceive(told_text(record.owner, action.container, turn.told_self))
 
 
