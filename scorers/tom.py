@@ -45,6 +45,7 @@ from tom_eval.game.solver import GameRecord, take_record
 from tom_eval.game.span import Trial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
 from tom_eval.refusal import refused
+from tom_eval.report.stats import balanced_point
 
 
 class Played(Protocol):
@@ -127,9 +128,7 @@ def balanced(outcomes: Iterable[tuple[str, float]]) -> float:
     by_class: dict[str, list[float]] = defaultdict(list)
     for expected, outcome in outcomes:
         by_class[expected].append(outcome)
-    if not by_class:
-        return math.nan
-    return sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
+    return balanced_point(list(by_class.values()))
 
 
 SHOWN_KEYS = ("optimal", "lies_okay", "valid", "regret", "points", "answer_correct")

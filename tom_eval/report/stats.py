@@ -27,6 +27,15 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     return low, high
 
 
+def balanced_point(classes: Sequence[Sequence[float]]) -> float:
+    """The mean over the non-empty classes of each class's share of successes (NaN without
+    one): `balanced`'s value without its interval, for metrics updated during a run."""
+    present = [values for values in classes if len(values)]
+    if not present:
+        return math.nan
+    return sum(sum(values) / len(values) for values in present) / len(present)
+
+
 def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float, float, float]:
     """The mean over classes of each class's share of successes, with a 95% interval
     (`combined_interval`, each class weighing the same): balanced accuracy, when the classes
@@ -34,7 +43,7 @@ def balanced(classes: Sequence[Sequence[float]], z: float = Z95) -> tuple[float,
     present = [list(values) for values in classes if len(values)]
     if not present:
         return math.nan, math.nan, math.nan
-    value = sum(sum(values) / len(values) for values in present) / len(present)
+    value = balanced_point(present)
     low, high = combined_interval(
         [(1 / len(present), sum(values), len(values)) for values in present], z
     )
