@@ -72,10 +72,6 @@ class Validity:
     def share(self) -> float:
         return self.valid / self.explicable if self.explicable else math.nan
 
-    @property
-    def share_of_all(self) -> float:
-        return self.valid / self.items if self.items else math.nan
-
 
 # --------------------------------------------------------------------------- statistics
 
