@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import ROOT, played_turn
@@ -194,6 +195,15 @@ def test_a_participant_plays_through_and_the_log_scores_what_was_shown(
         assert len(samples) == 3
         replies = [m.text for s in samples for m in s.messages if m.role == "assistant"]
         assert sorted(replies) == sorted(typed)
+        # Each reply keeps the seconds the person took, as the database recorded them.
+        recorded = sorted(round(reply.seconds, 3) for reply in store.replies(participant))
+        kept = [
+            event.output.metadata["seconds"]
+            for sample in samples
+            for event in sample.events
+            if isinstance(event, ModelEvent) and event.output.metadata
+        ]
+        assert sorted(kept) == recorded and len(kept) == len(typed)
     for sample in logs["p1"].samples or []:
         value = (sample.scores or {})["tom_scorer"].value
         assert isinstance(value, dict) and value["optimal"] == 1
@@ -562,3 +572,48 @@ def test_a_second_export_does_not_count_anyone_twice(
         "| human:p1 [default] (choice, ids=12,17,30, extras=0A, reps=2) | 3 |"
         in (report / "report.md").read_text()
     )
+
+
+def test_a_reply_too_large_for_the_server_gets_the_studys_page_and_is_not_stored(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    from tom_eval.study.app import MAX_REQUEST, TOO_LARGE
+
+    app, _, store = study
+    client = start(app, "p1")
+    form = {"position": "0", "step": "0", "reply": "x" * MAX_REQUEST}
+    response = client.post("/play", data=form)
+    assert response.status_code == 413
+    assert TOO_LARGE.split(":")[0] in response.get_data(as_text=True)
+    assert store.replies("p1") == []
+
+
+def test_a_study_in_a_folder_that_cannot_be_written_is_named_as_such(
+    study: tuple[Flask, StudyDesign, Store],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SQLite reads a WAL database through side files it must create beside it: in a folder
+    the user cannot write to (a read-only mount), it cannot open it. Root can always write,
+    so SQLite's refusal is played here by a connection that gives SQLite's error."""
+    import os
+    import sqlite3
+
+    class Unopenable:
+        row_factory: object = None
+
+        def execute(self, *_: object) -> None:
+            raise sqlite3.OperationalError("unable to open database file")
+
+        def close(self) -> None:
+            pass
+
+    app, _, _ = study
+    start(app, "p1")
+    monkeypatch.setattr(sqlite3, "connect", lambda *_, **__: Unopenable())
+    monkeypatch.setattr(os, "access", lambda path, mode: mode != os.W_OK)
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be read in a folder this user cannot write to" in err
+    assert "export a copy of the data directory" in err

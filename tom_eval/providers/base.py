@@ -150,8 +150,9 @@ class Reply:
     text: str
     logprobs: Logprobs | None = None
     stop_reason: StopReason = "stop"
-    time: float | None = None
-    """Seconds the reply took, where the provider knows better than the clock."""
+    seconds: float | None = None
+    """Seconds the reply took, where the provider knows better than the clock (a person's
+    recorded time): in the output's metadata, since Inspect sets `time` to its own call's."""
     output_tokens: int | None = None
     """Tokens of the reply, where the provider knows them (else estimated)."""
 
@@ -237,7 +238,8 @@ class LocalProvider(ModelAPI):
             ],
         )
         output.usage = self.usage(input, reply)
-        output.time = reply.time
+        if reply.seconds is not None:
+            output.metadata = {"seconds": reply.seconds}
         return output
 
     def usage(self, input: list[ChatMessage], reply: Reply) -> ModelUsage:

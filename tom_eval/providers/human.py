@@ -53,7 +53,7 @@ class HumanPlayer(LocalProvider):
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         if self.replies is not None:
             text, seconds = self._replay(input)
-            return Reply(text, time=seconds)
+            return Reply(text, seconds=seconds)
         typed = self._ask(input)
         if typed is None:
             # The person stopped (Ctrl-D, or the end of piped input): the eval stops as if

@@ -62,7 +62,7 @@ from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
 SECRET_FILE = "secret_key"
 STUDY_EXTENSION = "tom_eval.study"
 """The key of the app's `Study` in `app.extensions`."""
-PROBLEM_CODES = (400, 403, 404, 409, 500)
+PROBLEM_CODES = (400, 403, 404, 409, 413, 500)
 """The errors shown as the study's own message page."""
 SECURITY_HEADERS = {
     # No other site may frame a page (clickjacking a participant's answers).
@@ -225,9 +225,15 @@ def security_headers(response: Response) -> Response:
     return response
 
 
+MAX_REQUEST = 64 * 1024
+"""The largest request a page may send (a reply of about 64,000 characters)."""
+TOO_LARGE = "That reply is too long for the study: please go back and shorten it."
+
+
 def problem_page(error: Any) -> tuple[str, int]:
     """An error as a page of the study, in its words, rather than Flask's default page."""
-    return render_template("message.html", message=error.description), error.code
+    message = TOO_LARGE if error.code == 413 else error.description
+    return render_template("message.html", message=message), error.code
 
 
 participant_pages = Blueprint("participant", __name__)
@@ -504,7 +510,7 @@ def create_app(data_dir: Path, design: StudyDesign, settings: StudySettings) -> 
         SESSION_COOKIE_SAMESITE="Lax",
         # Behind HTTPS the cookie never travels over plain HTTP.
         SESSION_COOKIE_SECURE=any(url.startswith("https:") for url in settings.public_urls),
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=MAX_REQUEST,
     )
     app.extensions[STUDY_EXTENSION] = Study(
         store=Store(data_dir),
