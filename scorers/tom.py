@@ -42,7 +42,7 @@ from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord, take_record
-from tom_eval.game.span import Trial, level_shares, span
+from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
 from tom_eval.refusal import refused
 from tom_eval.report.stats import balanced_point
@@ -174,9 +174,9 @@ def ladder_span() -> Metric:
     return compute
 
 
-def ladder_trial(sample: SampleScore) -> Trial:
+def ladder_trial(sample: SampleScore) -> LadderTrial:
     metadata = sample.sample_metadata or {}
-    return Trial(
+    return LadderTrial(
         str(metadata["base_story"]),
         str(metadata["expected_action"]),
         float(metadata["level"]),

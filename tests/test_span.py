@@ -9,7 +9,7 @@ from collections.abc import Hashable
 import numpy as np
 import pytest
 
-from tom_eval.game.span import Trial, level_shares, point_span, span
+from tom_eval.game.span import LadderTrial, level_shares, point_span, span
 
 LEVELS = (0, 2, 4, 8, 16, 32)
 CLASSES = ("Pass", "Ask Teammate", "Tell Teammate")
@@ -17,7 +17,7 @@ CHANCE = 1 / 3
 """What a constant policy scores over the three classes."""
 
 
-def trials(curve: dict[str, tuple[float, float]], stories: int, seed: int = 1) -> list[Trial]:
+def trials(curve: dict[str, tuple[float, float]], stories: int, seed: int = 1) -> list[LadderTrial]:
     """Bernoulli trials of `stories` base stories a class, at every level, with success
     P = 1 / (1 + exp(-(a + b log2(1 + level)))) for each class's (a, b)."""
     draw = random.Random(seed)
@@ -26,7 +26,9 @@ def trials(curve: dict[str, tuple[float, float]], stories: int, seed: int = 1) -
         for story in range(stories):
             for level in LEVELS:
                 p = 1 / (1 + math.exp(-(a + b * math.log2(1 + level))))
-                made.append(Trial(f"{expected}-{story}", expected, level, float(draw.random() < p)))
+                made.append(
+                    LadderTrial(f"{expected}-{story}", expected, level, float(draw.random() < p))
+                )
     return made
 
 
@@ -70,7 +72,7 @@ def test_no_fall_is_beyond_the_ladder_and_chance_has_no_span() -> None:
     assert steady.status == "beyond" and math.isnan(steady.level)
     at_chance = span(
         [
-            Trial(f"s{i}", CLASSES[i % 3], level, float(i % 3 == 0))
+            LadderTrial(f"s{i}", CLASSES[i % 3], level, float(i % 3 == 0))
             for i in range(90)
             for level in LEVELS
         ],
@@ -90,10 +92,10 @@ def test_measured_shares_per_level_carry_intervals_and_counts() -> None:
     assert shares[0][0] == pytest.approx(1 / (1 + np.exp(-3.0)), abs=0.06)
 
 
-def steps(shares: dict[float, dict[str, float]], stories: int = 20) -> list[Trial]:
+def steps(shares: dict[float, dict[str, float]], stories: int = 20) -> list[LadderTrial]:
     """Trials whose share optimal at each level and class is exactly as given."""
     return [
-        Trial(f"{expected}-{story}", expected, level, float(story < share * stories))
+        LadderTrial(f"{expected}-{story}", expected, level, float(story < share * stories))
         for level, classes in shares.items()
         for expected, share in classes.items()
         for story in range(stories)

@@ -33,7 +33,7 @@ from tom_eval.errors import InputError
 from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
-from tom_eval.game.span import Trial, level_shares, span
+from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.spec import (
     EXTRAS,
     MasteryCategory,
@@ -933,10 +933,10 @@ def _extra(frame: pd.DataFrame) -> pd.Series:
     return extra
 
 
-def ladder_trials(samples: pd.DataFrame) -> list[Trial]:
+def ladder_trials(samples: pd.DataFrame) -> list[LadderTrial]:
     """A ladder run's trials (samples with a level), as the span fit reads them."""
     return [
-        Trial(
+        LadderTrial(
             str(rung.base_story), str(rung.expected_action), float(rung.level), float(rung.optimal)
         )
         for rung in samples.dropna(subset=["level"]).itertuples()

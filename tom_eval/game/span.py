@@ -48,7 +48,10 @@ BOOTSTRAP = 400
 
 
 @dataclass(frozen=True)
-class Trial:
+class LadderTrial:
+    """One base story played at one level of a ladder (not `trial.Trial`, the conversation
+    of one turn)."""
+
     story: str
     """The base story: trials of one story at all levels are resampled together."""
     expected: str
@@ -58,12 +61,12 @@ class Trial:
     """1 when the action was optimal (an epoch mean may lie between)."""
 
 
-Status = Literal["within", "beyond", "none"]
+SpanStatus = Literal["within", "beyond", "none"]
 
 
 @dataclass(frozen=True)
 class Span:
-    status: Status
+    status: SpanStatus
     """Within the ladder, beyond it, or none (at chance from the start)."""
     level: float
     """The span (NaN unless within the ladder)."""
@@ -94,7 +97,7 @@ def non_increasing(values: Sequence[float], weights: Sequence[float]) -> list[fl
     return [value for value, _, count in blocks for _ in range(count)]
 
 
-def curve(trials: Sequence[Trial]) -> tuple[list[float], list[float], float]:
+def curve(trials: Sequence[LadderTrial]) -> tuple[list[float], list[float], float]:
     """(levels, the non-increasing balanced curve at them, chance) over the levels where
     every class of level 0 has a trial (`level_shares`)."""
     shares = level_shares(trials)
@@ -106,7 +109,7 @@ def curve(trials: Sequence[Trial]) -> tuple[list[float], list[float], float]:
     return levels, values, 1 / len(classes) if classes else math.nan
 
 
-def point_span(trials: Sequence[Trial]) -> tuple[Status, float, float, float]:
+def point_span(trials: Sequence[LadderTrial]) -> tuple[SpanStatus, float, float, float]:
     """(status, span, level-0 value, top level) of one set of trials."""
     levels, values, chance = curve(trials)
     if not levels or levels[0] != 0:
@@ -126,7 +129,7 @@ def point_span(trials: Sequence[Trial]) -> tuple[Status, float, float, float]:
     return "beyond", math.nan, start, top
 
 
-def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span:
+def span(trials: Sequence[LadderTrial], seed: int = 0, draws: int = BOOTSTRAP) -> Span:
     """The span of `trials` with its bootstrap interval over base stories."""
     if not trials:
         return Span("none", math.nan, math.nan, math.nan, math.nan, math.nan)
@@ -135,7 +138,7 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
         return Span(status, level, math.nan, math.nan, start, top)
     # Stories are resampled within their expected-action class, so that every draw keeps
     # every class the balanced curve averages over.
-    by_class: dict[str, dict[str, list[Trial]]] = defaultdict(lambda: defaultdict(list))
+    by_class: dict[str, dict[str, list[LadderTrial]]] = defaultdict(lambda: defaultdict(list))
     for trial in trials:
         by_class[trial.expected][trial.story].append(trial)
     rng = random.Random(f"span:{seed}")
@@ -158,7 +161,7 @@ def span(trials: Sequence[Trial], seed: int = 0, draws: int = BOOTSTRAP) -> Span
     return Span(status, level, float(low), float(high), start, top)
 
 
-def level_shares(trials: Iterable[Trial]) -> dict[float, tuple[float, float, float, int]]:
+def level_shares(trials: Iterable[LadderTrial]) -> dict[float, tuple[float, float, float, int]]:
     """Each level's balanced accuracy as measured (before it is made non-increasing), with
     its 95% interval and its number of trials, at the levels where every class of level 0
     has a trial: elsewhere (a stopped ladder's upper rungs) it would be over other classes,
