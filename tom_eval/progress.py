@@ -15,6 +15,7 @@ time and the rate to Inspect's plain lines.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -100,14 +101,9 @@ class Progress(Hooks):
             print(run.line(self.clock()), flush=True)
 
 
-_shown = False
-
-
+@functools.cache
 def show_progress() -> None:
-    """Register the hook, once, as a task of ours is built: after Inspect's start-up, which
-    announces every hook registered by then on every run (of any task, piped or not), and
-    tom-eval's entry point is loaded then."""
-    global _shown
-    if not _shown:
-        hooks(name="tom_eval_progress", description="progress lines for a piped run")(Progress)
-        _shown = True
+    """Register the hook, once (hence the cache), as a task of ours is built: after
+    Inspect's start-up, which announces every hook registered by then on every run (of any
+    task, piped or not), and tom-eval's entry point is loaded then."""
+    hooks(name="tom_eval_progress", description="progress lines for a piped run")(Progress)
