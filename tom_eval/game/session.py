@@ -188,7 +188,7 @@ class GameSession:
                 completion,
                 self.response_format,
                 self._options,
-                players=self.game.lineup.players[1:],
+                players=self.game.lineup.others,
                 containers=turn.scenario.containers,
             )
             action = parsed.action or PASS
@@ -262,7 +262,7 @@ class GameSession:
         return choice_options(
             turn.solution.observation,
             turn.solution.assessment.self_belief,
-            self.game.lineup.players[1:],
+            self.game.lineup.others,
             f"{self.game.seed}:turn{self.record.number}",
         )
 

@@ -73,7 +73,7 @@ class Trial:
         solution = shared_solution(scenario, rules, lineup.has_neutral)
         options = (
             choice_options(
-                solution.observation, solution.assessment.self_belief, lineup.players[1:], seed
+                solution.observation, solution.assessment.self_belief, lineup.others, seed
             )
             if response_format == "choice"
             else []
@@ -120,7 +120,7 @@ class Trial:
         return action_schema(
             self.response_format,
             self.options,
-            self.lineup.players[1:],
+            self.lineup.others,
             self.solution.scenario.containers,
         )
 
@@ -145,7 +145,7 @@ class Trial:
             raw,
             self.response_format,
             self.options,
-            players=self.lineup.players[1:],
+            players=self.lineup.others,
             containers=scenario.containers,
         )
         turn = self.turn.apply_action(parsed.action or PASS)

@@ -60,6 +60,11 @@ class Lineup:
         return tuple(player for player, _ in self.types)
 
     @property
+    def others(self) -> tuple[str, ...]:
+        """Everyone but A: the players A may address."""
+        return tuple(player for player in self.players if player != SELF)
+
+    @property
     def has_neutral(self) -> bool:
         return NEUTRAL in self.players
 
