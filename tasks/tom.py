@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import Dataset
+from inspect_ai.solver import Solver
 
 from scorers.game import game_mean_reducer, game_scorer
 from scorers.tom import key_mean_reducer, ladder_metrics, tom_scorer
@@ -45,6 +47,12 @@ from tom_eval.task_args import (
 MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
+
+VERSION = "4-B"
+"""The task's version (eval.yaml): 4 since a ladder's span is read off the measured curve
+(3: a ladder's level intervals, and so the test of whether it has a span at all, are Price
+and Bonett's; every other score is comparable with 2-A's); B: full games' epochs reducer and
+`fooled` over lies alone, revisions inside a sentence read (README Changelog)."""
 
 
 @task
@@ -121,13 +129,8 @@ def tom(
         if mode == "trial" and (games, turns, history) != (GAMES, TURNS, "none"):
             raise InputError("games, turns and history are for whole games: add -T mode=game")
         size, subset_seed = subset_arguments(sample, sample_seed)
-        ladder_metadata: dict[str, object] = {}
         if ladder is None:
-            if parse_levels(levels) != DEFAULT_LEVELS:
-                raise InputError("levels is for a load ladder: add -T ladder=events (or ect)")
-            if scenario_file is not None and reps != SHIPPED_REPS:
-                raise InputError("reps is for generated scenarios, not a scenario file")
-            records, source = scenario_records(ids, extras, reps, seed, scenario_file)
+            records, metadata = _scenarios(ids, extras, reps, seed, scenario_file, levels)
         else:
             if scenario_file is not None or mode == "game":
                 raise InputError(
@@ -135,8 +138,7 @@ def tom(
                 )
             if parse_extras(extras) != list(EXTRAS):
                 raise InputError("a ladder plays each Id's base story (Extra 0A): drop extras")
-            records, ladder_metadata = _ladder(ladder, levels, ids, reps, seed)
-            source = {}
+            records, metadata = _ladder(ladder, levels, ids, reps, seed)
         chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
         name = scenario_file or f"tom-eval seed {seed}"
         if mode == "game":
@@ -146,15 +148,8 @@ def tom(
                 subset_seed,
                 by_metadata(),
             )
-            return Task(
-                dataset=dataset,
-                solver=play_game(chosen_format, chosen_lineup, rules, history, seed),
-                scorer=game_scorer(),
-                # --epochs N keeps this reducer: the pooled A-turn metrics count every epoch.
-                epochs=Epochs(1, game_mean_reducer()),
-                version=VERSION,
-                metadata={**subset, **source} or None,
-            )
+            solver = play_game(chosen_format, chosen_lineup, rules, history, seed)
+            return _game_task(dataset, solver, {**subset, **metadata})
         dataset, subset = sample_subset(
             tom_dataset(records, name, rules, chosen_lineup.has_neutral),
             size,
@@ -163,23 +158,51 @@ def tom(
             # A ladder draws base stories whole: the span compares a story's levels.
             (lambda sample: str((sample.metadata or {})["base_story"])) if ladder else None,
         )
+    solver = play_turn(chosen_format, chosen_lineup, rules, seed, structured)
+    return _trial_task(dataset, solver, {**subset, **metadata}, ladder=ladder is not None)
+
+
+def _trial_task(
+    dataset: Dataset, solver: Solver, metadata: dict[str, object], ladder: bool
+) -> Task:
+    """One turn per scenario; a ladder's run adds its curve and span to the metrics."""
     return Task(
         dataset=dataset,
-        solver=play_turn(chosen_format, chosen_lineup, rules, seed, structured),
+        solver=solver,
         scorer=tom_scorer(),
         metrics=ladder_metrics() if ladder else None,
         # --epochs N keeps this reducer (Inspect's mean, at a fraction of its cost).
         epochs=Epochs(1, key_mean_reducer()),
         version=VERSION,
-        metadata={**subset, **ladder_metadata, **source} or None,
+        metadata=metadata or None,
     )
 
 
-VERSION = "4-B"
-"""The task's version (eval.yaml): 4 since a ladder's span is read off the measured curve
-(3: a ladder's level intervals, and so the test of whether it has a span at all, are Price
-and Bonett's; every other score is comparable with 2-A's); B: full games' epochs reducer and
-`fooled` over lies alone, revisions inside a sentence read (README Changelog)."""
+def _game_task(dataset: Dataset, solver: Solver, metadata: dict[str, object]) -> Task:
+    """Whole games, one per sample."""
+    return Task(
+        dataset=dataset,
+        solver=solver,
+        scorer=game_scorer(),
+        # --epochs N keeps this reducer: the pooled A-turn metrics count every epoch.
+        epochs=Epochs(1, game_mean_reducer()),
+        version=VERSION,
+        metadata=metadata or None,
+    )
+
+
+def _scenarios(
+    ids: str | int | list[int | str], extras: str | list[str], reps: int, seed: int,
+    scenario_file: str | None, levels: str | int | list[int | str],
+) -> tuple[list[ScenarioRecord], dict[str, object]]:  # fmt: skip
+    """The scenarios of a run without a ladder, generated or read from a file, and what the
+    task's metadata says of them (a file's digest)."""
+    if parse_levels(levels) != DEFAULT_LEVELS:
+        raise InputError("levels is for a load ladder: add -T ladder=events (or ect)")
+    if scenario_file is not None and reps != SHIPPED_REPS:
+        raise InputError("reps is for generated scenarios, not a scenario file")
+    records, source = scenario_records(ids, extras, reps, seed, scenario_file)
+    return records, dict(source)
 
 
 def _ladder(
