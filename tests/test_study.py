@@ -303,6 +303,20 @@ def test_admin_endpoints_need_the_token(study: tuple[Flask, StudyDesign, Store])
     assert client.post("/admin/export").status_code == 403
 
 
+def test_the_status_counts_a_participant_idle_past_the_timeout_as_abandoned(
+    study: tuple[Flask, StudyDesign, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the next enrolment will record them, not as active until someone else starts."""
+    import time
+
+    app, _, _ = study
+    start(app, "p1")
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now + 121 * 60)  # the default timeout: 120
+    status = app.test_client().get("/admin/status?token=secret").json or {}
+    assert status["reps"]["1"] == {"active": 0, "complete": 0, "abandoned": 1}
+
+
 def test_the_export_endpoint_runs_in_the_background_and_serves_the_last_export(
     study: tuple[Flask, StudyDesign, Store],
 ) -> None:
