@@ -279,8 +279,8 @@ def actual_minds(
     for room, after, event in zip(rooms[:-1], rooms[1:], scenario.events, strict=True):
         if touches(event, question):
             for player in CHARACTERS:
-                saw_latest[player] = player in room.present
-                if player in room.present:
+                saw_latest[player] = perceives(player, room, event)
+                if saw_latest[player]:
                     beliefs[player] = after.holding(question)
     final = rooms[-1]
     minds = {

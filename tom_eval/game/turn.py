@@ -16,7 +16,7 @@ from typing import Literal
 
 from tom_eval.errors import InputError
 from tom_eval.game.decisions import PASS, Action, legal_actions
-from tom_eval.game.epistemics import actual_minds
+from tom_eval.game.epistemics import actual_minds, perceives
 from tom_eval.game.oracle import Solution
 from tom_eval.game.rules import SEED_RULES, Rules, adopts_tell, answer_score, same_team
 from tom_eval.game.world import (
@@ -247,7 +247,9 @@ def liars_item(scenario: Scenario, liar: str, belief: str, seed: str) -> str:
         {
             event.item
             for room, event in zip(scenario.rooms, scenario.events, strict=False)
-            if isinstance(event, (Put, Move)) and {liar, SELF} <= room.present
+            if isinstance(event, (Put, Move))
+            and perceives(liar, room, event)
+            and perceives(SELF, room, event)
         }
         - {belief}
     )
