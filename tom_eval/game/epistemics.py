@@ -54,6 +54,11 @@ class Observation:
     question: str
     answerer: str
 
+    @property
+    def items_seen(self) -> frozenset[str]:
+        """The items the viewer saw put or moved: all it may name of the contents."""
+        return frozenset(event.item for event in self.events if isinstance(event, (Put, Move)))
+
 
 def perceives(viewer: str, room: Room, event: Event) -> bool:
     """The one rule of what a player perceives of an event in `room` (the room as it was

@@ -26,8 +26,6 @@ from tom_eval.game.world import (
     OPPONENTS,
     SELF,
     TEAMMATE,
-    Move,
-    Put,
 )
 
 SYSTEM_PROMPT = (
@@ -306,8 +304,7 @@ def answer_values(observation: Observation, heard: str | None) -> list[str]:
     it was told (`heard`, a reply to its Ask), in the order of ITEMS, then NOTHING (an
     empty container). Never an item A neither saw nor heard of: that would reveal unseen
     events to A."""
-    named = {event.item for event in observation.events if isinstance(event, (Put, Move))}
-    named = (named | {heard or NOTHING}) - {NOTHING}
+    named = (observation.items_seen | {heard or NOTHING}) - {NOTHING}
     return [item for item in ITEMS if item in named] + sorted(named - set(ITEMS)) + [NOTHING]
 
 
@@ -341,9 +338,7 @@ def choice_options(
     options += [Action("ask", player, question) for player in players]
     options += [Action("tell", player, question, believed) for player in players]
     if answerer in OPPONENTS:
-        story_items = sorted(
-            {event.item for event in observation.events if isinstance(event, (Put, Move))}
-        )
+        story_items = sorted(observation.items_seen)
         rng = random.Random(f"lie-option:{seed}")
         # Something else A has seen, else any other item: never the belief itself.
         lies = [item for item in story_items if item != believed]
