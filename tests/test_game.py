@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tom_eval.errors import InputError
@@ -92,6 +94,8 @@ def test_the_turn_is_a_state_machine() -> None:
     assert start.legal_actions() and not start.is_terminal()
     acted = start.apply_action(PASS)
     assert acted.legal_actions() == ()
+    # A simulated actor acts by its type: A's actions are not its options.
+    assert replace(start, actor="C").legal_actions() == ()
     with pytest.raises(ValueError, match="no action in the answer phase"):
         acted.apply_action(PASS)
     with pytest.raises(ValueError, match="only a simulated answerer"):

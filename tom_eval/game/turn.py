@@ -1,7 +1,8 @@
 """One turn of the Ask/Tell/Pass game, modelled as OpenSpiel models imperfect-information games.
 
-`Turn` is an immutable state: `legal_actions()`, `apply_action()`, `apply_answer()` (or
-`answer_by_simulation()` when someone else answers), `is_terminal()` and `returns()`.
+`Turn` is an immutable state: `legal_actions()`, `apply_action()`, `apply_reply()` (when a
+simulated actor asked A), `apply_answer()` (or `answer_by_simulation()` when someone else
+answers), `is_terminal()` and `returns()`.
 The simulated characters act by their type (docs/game.md): honest characters
 answer an Ask with their belief; dishonest ones lie to the other team; a hearer adopts
 a Tell only from its own teammate, and not when it knows better. What A perceives is the
@@ -138,7 +139,11 @@ class Turn:
         return self.solution.scenario
 
     def legal_actions(self) -> tuple[Action, ...]:
-        return legal_actions(self.solution.situation) if self.phase == "action" else ()
+        """A's actions on its own turn, from A's situation (the observer's). A simulated
+        actor's action comes from its type (`full_game.simulated_action`), not from a list:
+        none is offered then."""
+        acting = self.phase == "action" and self.actor == SELF
+        return legal_actions(self.solution.situation) if acting else ()
 
     def apply_action(self, action: Action) -> Turn:
         """The actor acts; an Ask gets its reply (A's comes later, through `apply_reply`),
