@@ -87,6 +87,6 @@ def ikd(
         dataset=dataset,
         solver=generate(),
         scorer=ikd_scorer(),
-        version="4-A",
+        version="5-A",
         metadata=source_metadata("ikd", origin, data) | subset,
     )

@@ -50,6 +50,27 @@ from tom_eval.report.writer import write_report
             Verdict(True, "No one could have known the code", "logical_error"),
         ),
         ("Conclusion: maybe", Verdict(None, "", None)),
+        # A Conclusion line's one Yes or No decides, wherever it stands in the line.
+        (
+            'Logical Error: "When Mary arrived, she asked."\nConclusion: On balance, no.',
+            Verdict(False, "When Mary arrived, she asked", "conclusion"),
+        ),
+        ("Logical Error: NA\nConclusion: After reflection, yes.", Verdict(True, "", "conclusion")),
+        ("Logical Error: NA\nConclusion: 1. Yes", Verdict(True, "", "conclusion")),
+        # A copy of the format line concludes nothing: the section decides.
+        (
+            'Logical Error: NA\nConclusion: {"Yes" if you find a logic error; "No" if not}',
+            Verdict(False, "", "logical_error"),
+        ),
+        # The section ends at a markdown heading or a numbered Conclusion line.
+        (
+            'Logical Error: "He knew the code."\n\n### Conclusion: Yes',
+            Verdict(True, "He knew the code", "conclusion"),
+        ),
+        (
+            'Logical Error: "He knew the code."\n1. Conclusion: Yes',
+            Verdict(True, "He knew the code", "conclusion"),
+        ),
         # A quoted sentence of the story is a quote, whatever its first word.
         (
             'Logical Error: "Nothing in his face surprised her."\nConclusion: Yes',

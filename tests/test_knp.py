@@ -85,6 +85,14 @@ def option_lines(prompt: str) -> dict[str, str]:
         ('The answer is "A" or "B"', (None, None)),
         ('The answer is "B" and the reasoning is "A"', ("B", "stated")),
         ("", (None, None)),
+        # An Answer line decides alone: the reasoning's rejected option is not read instead.
+        ("Reasoning: Option A relies on the map.\nAnswer: Probably B", ("B", "answer_line")),
+        ("Reasoning: Option A relies on the map.\nAnswer: b", ("B", "answer_line")),
+        ("Reasoning: Option A relies on the map.\nAnswer: B (not A)", ("B", "answer_line")),
+        ("Reasoning: Option A relies on the map.\nAnswer: Neither option fits", (None, None)),
+        ("Answer: he would walk north along the lake", ("A", "answer_line_text")),
+        # A rejected letter is no statement.
+        ("I would not choose A, since he cannot know. B is right.", (None, None)),
     ],
 )
 def test_the_answer_letter_is_read_with_fallbacks(
@@ -122,6 +130,10 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     assert judge_verdict("N/A") == "NA"
     assert judge_verdict("True or False?") is None
     assert judge_verdict("maybe") is None
+    # The verdict after the prompt's label, or first before an explanation naming another.
+    assert judge_verdict("Output (True/False/NA): True") == "True"
+    assert judge_verdict("True.\n\nExplanation: it is not False") == "True"
+    assert judge_verdict("False\nReason: the answer is True to the wrong option") == "False"
     assert open_answer("Reasoning: x\n\nAnswer: He walks north.") == "He walks north."
     assert open_answer("He walks north.") == "He walks north."
     # A bold answer's closing is not the answer's.

@@ -87,13 +87,13 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
     line = _after_label(reply, "answer")
     if line is not None:
         line = _clean(_first_line(line))
-        by_text = _quoted_option(line, options, prefix=True)
-        if by_text is not None:
-            return by_text, "answer_line_text"
-        match = _LETTER.match(line)
-        # A copy of the format line ("A" or "B") names both letters and answers nothing.
-        if match and len(set(_STANDALONE.findall(line))) == 1:
-            return match.group(1), "answer_line"
+        answered = _answer_line(line, options)
+        if answered[0] is not None:
+            return answered
+        # An Answer line that commits to nothing is no answer, unless it is a copy of the
+        # format line ("A" or "B"): the reasoning's letters are not read in its place.
+        if not _EITHER.search(line):
+            return None, None
     if _clean(reply) in ("A", "B"):
         return _clean(reply), "bare_letter"
     either = _EITHER.search(reply) is not None
@@ -102,7 +102,9 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
         labelled = _quoted_option(reply[label.end() :], options, prefix=True)
         if labelled not in (None, label.group(1)):
             return None, None
-    stated = set(_STATED.findall(reply)) | ({label.group(1)} if label else set())
+    stated = {
+        found.group(1) for found in _STATED.finditer(reply) if not _negated(reply, found.start())
+    } | ({label.group(1)} if label else set())
     if len(stated) == 1 and not either:
         return stated.pop(), "stated"
     quoted = _quoted_option(reply, options, prefix=False)
@@ -112,6 +114,40 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
     if len(named) == 1 and not either and not stated:
         return named.pop(), "mention"
     return None, None
+
+
+def _answer_line(line: str, options: dict[str, str]) -> tuple[str | None, ChoiceMethod | None]:
+    """The letter an Answer line commits to: an option's text it opens with, a letter it
+    opens with ("B", "Option B", "b"), the one letter it does not negate ("Probably B",
+    "B (not A)"), or the one option's text it holds."""
+    by_text = _quoted_option(line, options, prefix=True)
+    if by_text is not None:
+        return by_text, "answer_line_text"
+    match = _LETTER.match(line)
+    # A copy of the format line ("A" or "B") names both letters and answers nothing.
+    if match and len(set(_STANDALONE.findall(line))) == 1:
+        return match.group(1), "answer_line"
+    alone = re.fullmatch(r"(?:(?i:option|choice)\s*)?([abAB])", line)
+    if alone:
+        return alone.group(1).upper(), "answer_line"
+    kept = {
+        found.group() for found in _STANDALONE.finditer(line) if not _negated(line, found.start())
+    }
+    if len(kept) == 1 and not _EITHER.search(line):
+        return kept.pop(), "answer_line"
+    held = _quoted_option(line, options, prefix=False)
+    return (held, "answer_line_text") if held is not None else (None, None)
+
+
+_NEGATION = re.compile(
+    r"(?i:\bnot|\bnever|n't|\brather than|\binstead of|\bover)[\s(\"'*]*(?:(?i:option|choice)\s*)?$"
+)
+"""What makes the letter after it a rejected one ("not A", "rather than option A")."""
+
+
+def _negated(text: str, at: int) -> bool:
+    """Whether the letter (or statement) at `at` is negated by the words just before it."""
+    return _NEGATION.search(text[max(0, at - 30) : at]) is not None
 
 
 def _quoted_option(text: str, options: dict[str, str], prefix: bool) -> str | None:
@@ -201,13 +237,32 @@ def read_verdict(reply: str) -> Verdict:
     quote = logical_error(reply)
     conclusion = _after_label(reply, "conclusion")
     if conclusion is not None:
-        match = re.match(r"(?i:(yes|no))(?![A-Za-z])", _clean(_first_line(conclusion)))
-        if match:
-            return Verdict(match.group(1).lower() == "yes", quote or "", "conclusion")
+        verdict = _concluded(_first_line(conclusion))
+        if verdict is not None:
+            return Verdict(verdict, quote or "", "conclusion")
     quote = logical_error(reply, line_start=True)
     if quote is None:
         return Verdict(None, "", None)
     return Verdict(bool(quote), quote, "logical_error")
+
+
+_YES_NO = re.compile(r"(?<![A-Za-z])(?i:(yes|no))(?![A-Za-z])")
+_FORMAT_COPY = re.compile(r"(?i)[\"\u201c]yes[\"\u201d].*[\"\u201c]no[\"\u201d]")
+"""The prompt's format line copied ('{"Yes" if you find a logic error; "No" if ...}')."""
+
+
+def _concluded(text: str) -> bool | None:
+    """The Yes (True) or No (False) a Conclusion line commits to: its first word, else the
+    only one of the two it names ("On balance, no."); None for neither, both, or a copy of
+    the format line."""
+    if _FORMAT_COPY.search(text):
+        return None
+    line = _clean(text)
+    first = re.match(r"(?:[-*\d.)\s]*)(?i:(yes|no))(?![A-Za-z])", line)
+    if first:
+        return first.group(1).lower() == "yes"
+    named = {word.lower() for word in _YES_NO.findall(line)}
+    return named == {"yes"} if len(named) == 1 else None
 
 
 def logical_error(reply: str, line_start: bool = False) -> str | None:
@@ -219,7 +274,10 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
         section = _after_label(reply, r"logical\s+errors?")
     if section is None:
         return None
-    end = re.search(rf"(?:^|\n){_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}", section)
+    end = re.search(
+        rf"(?:^|\n)[ \t>#\-*_]*(?:\d+[.)][ \t]*)?{_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}",
+        section,
+    )
     text = section[: end.start()] if end else section
     quote, opening = _clean(text), text.lstrip(" \t\r\n*_>-")
     if opening.startswith(tuple(_QUOTE_MARKS)):
@@ -246,9 +304,15 @@ _JUDGE = re.compile(r"(?<![A-Za-z])(True|False|NA|N/A)(?![A-Za-z/])")
 
 def judge_verdict(reply: str) -> JudgeVerdict | None:
     """The judge's True, False or NA (seed Table 10): its last non-empty line when that is
-    one of them, else the one verdict the reply names (N/A read as NA); None otherwise."""
+    one of them (alone or after a label), else its first line when that is one, else the
+    one verdict the reply names (N/A read as NA); None otherwise."""
     lines = [_clean(line).lower() for line in reply.splitlines() if _clean(line)]
-    if lines and lines[-1] in _VERDICTS:
-        return _VERDICTS[lines[-1]]
+    if not lines:
+        return None
+    # The last line alone, or after its label ("Output (True/False/NA): True"), then the
+    # first line alone ("True." before an explanation that names another verdict).
+    for said in (lines[-1], _clean(lines[-1].rsplit(":", 1)[-1]), lines[0]):
+        if said in _VERDICTS:
+            return _VERDICTS[said]
     named = {_VERDICTS[verdict.lower()] for verdict in _JUDGE.findall(reply)}
     return named.pop() if len(named) == 1 else None
