@@ -55,7 +55,8 @@ def false_belief(
         transfer: Unexpected Transfer tasks to generate (default 20).
         seed: generator seed (default 0).
         item_file: play the tasks of a JSON Lines file instead (format in
-            tom_eval/false_belief/item_file.py); contents, transfer and seed are unused.
+            tom_eval/false_belief/item_file.py); contents, transfer, seed and
+            perturbations, which make the generated tasks, are refused with it.
         perturbations: add the Ullman-style alterations of each contents task (transparent
             container, protagonist cannot read, label written by the protagonist), scored
             apart from `solved`.

@@ -228,3 +228,18 @@ def test_a_ladder_whose_stories_stop_says_so_when_the_task_is_built(
     caplog.clear()
     tom(ids="2-5", reps=1, ladder="events", levels="0,2")
     assert not [record for record in caplog.records if "ladder=" in record.getMessage()]
+
+
+def test_the_ladder_table_lists_models_before_reference_players(tmp_path: Path) -> None:
+    """As every table of the report: a model named after "tom/" in the alphabet too."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = ladder_run(tmp_path, "tom/oracle", ids="7-9", reps=1, levels="0,2")
+    copy = read_eval_log(log.location)
+    copy.eval.model, copy.eval.eval_id, copy.eval.run_id = "vllm/fake", "copy", "copy"
+    for number, sample in enumerate(copy.samples or []):
+        sample.uuid = f"copy-{number}"
+    write_eval_log(copy, str(tmp_path / "copy.eval"))
+    write_report([tmp_path], report_sections(), tmp_path / "report")
+    spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
+    assert [run.split(" ")[0] for run in spans["run"]] == ["vllm/fake", "tom/oracle"]

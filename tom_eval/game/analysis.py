@@ -46,6 +46,7 @@ from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
 from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
     changed_settings,
+    in_run_order,
     json_object,
     json_objects,
     label_runs,
@@ -632,7 +633,7 @@ def game_summary(results: Results) -> pd.DataFrame:
         for key in GAME_OCCASIONS:
             row[key] = _mean(games[key])
         rows.append(row)
-    return pd.DataFrame(rows)
+    return in_run_order(pd.DataFrame(rows))
 
 
 def _with_interval(name: str, estimate: tuple[float, float, float]) -> dict[str, float]:
@@ -971,7 +972,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 "trials": len(trials),
             }
         )
-    return pd.DataFrame(rows)
+    return in_run_order(pd.DataFrame(rows, columns=None if rows else ["run"]))
 
 
 def ladder_curves(results: Results) -> dict[str, dict[float, tuple[float, float, float, int]]]:
