@@ -71,6 +71,12 @@ from tom_eval.report.writer import write_report
             'Logical Error: "He knew the code."\n1. Conclusion: Yes',
             Verdict(True, "He knew the code", "conclusion"),
         ),
+        # Markdown headings without a colon, the answer on the lines below.
+        (
+            '### Logical Error\n"He knew the code."\n### Conclusion\nYes',
+            Verdict(True, "He knew the code", "conclusion"),
+        ),
+        ("**Logical Error**\nNA\n\n**Conclusion**\nNo", Verdict(False, "", "conclusion")),
         # A quoted sentence of the story is a quote, whatever its first word.
         (
             'Logical Error: "Nothing in his face surprised her."\nConclusion: Yes',

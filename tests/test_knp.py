@@ -91,6 +91,7 @@ def option_lines(prompt: str) -> dict[str, str]:
         ("Reasoning: Option A relies on the map.\nAnswer: B (not A)", ("B", "answer_line")),
         ("Reasoning: Option A relies on the map.\nAnswer: Neither option fits", (None, None)),
         ("Answer: he would walk north along the lake", ("A", "answer_line_text")),
+        ("### Answer\nB", ("B", "answer_line")),
         # A rejected letter is no statement.
         ("I would not choose A, since he cannot know. B is right.", (None, None)),
     ],

@@ -32,12 +32,19 @@ def word_iou(gold: str, quote: str) -> float:
     return sum((ours & theirs).values()) / sum((ours | theirs).values())
 
 
+_LINE_START = r"(?:^|\n)[ \t>#\-*_]*"
+"""The start of a line, with the markdown a heading or a list item opens with."""
+
+
 def _after_label(reply: str, label: str, line_start: bool = False) -> str | None:
     """The text after the last `label:` (markdown bold allowed around the label and the
-    colon) to the end of the reply; None without one."""
-    start = r"(?:^|\n)[ \t>#\-*_]*" if line_start else r"(?<![A-Za-z])"
+    colon), or after the last heading that is the label alone ("### Conclusion"), to the
+    end of the reply; None without one."""
+    start = _LINE_START if line_start else r"(?<![A-Za-z])"
     # The bold closing after the colon ("**Answer:**") is the label's, not the answer's.
-    found = list(re.finditer(rf"{start}{_BOLD}(?i:{label}){_BOLD}{_COLON}{_BOLD}", reply))
+    labelled = rf"{start}{_BOLD}(?i:{label}){_BOLD}{_COLON}{_BOLD}"
+    heading = rf"{_LINE_START}{_BOLD}(?i:{label}){_BOLD}(?=\n)"
+    found = list(re.finditer(f"{labelled}|{heading}", reply))
     return reply[found[-1].end() :] if found else None
 
 
@@ -275,7 +282,8 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
     if section is None:
         return None
     end = re.search(
-        rf"(?:^|\n)[ \t>#\-*_]*(?:\d+[.)][ \t]*)?{_BOLD}(?i:conclusion|reasoning){_BOLD}{_COLON}",
+        rf"{_LINE_START}(?:\d+[.)][ \t]*)?{_BOLD}(?i:conclusion|reasoning){_BOLD}"
+        rf"(?:{_COLON}|(?=\n))",
         section,
     )
     text = section[: end.start()] if end else section
