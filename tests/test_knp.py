@@ -94,6 +94,7 @@ def option_lines(prompt: str) -> dict[str, str]:
         ("### Answer\nB", ("B", "answer_line")),
         # A rejected letter is no statement.
         ("I would not choose A, since he cannot know. B is right.", (None, None)),
+        ("It would be a mistake to pick A: he cannot know.", (None, None)),
     ],
 )
 def test_the_answer_letter_is_read_with_fallbacks(

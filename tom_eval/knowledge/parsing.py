@@ -147,9 +147,11 @@ def _answer_line(line: str, options: dict[str, str]) -> tuple[str | None, Choice
 
 
 _NEGATION = re.compile(
-    r"(?i:\bnot|\bnever|n't|\brather than|\binstead of|\bover)[\s(\"'*]*(?:(?i:option|choice)\s*)?$"
+    r"(?i:\bnot|\bnever|n't|\brather than|\binstead of|\bover|\bmistake to|\bwrong to|"
+    r"\bavoid(?:s|ing)?|\bagainst)[\s(\"'*]*(?:(?i:option|choice)\s*)?$"
 )
-"""What makes the letter after it a rejected one ("not A", "rather than option A")."""
+"""What makes the letter (or the statement of one) after it a rejected one ("not A", "rather
+than option A", "it would be a mistake to pick A")."""
 
 
 def _negated(text: str, at: int) -> bool:
