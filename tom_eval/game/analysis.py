@@ -45,6 +45,7 @@ from tom_eval.game.spec import (
 from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
 from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
+    REFERENCE_PREFIX,
     changed_settings,
     in_run_order,
     json_object,
@@ -171,7 +172,7 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     rows = _as_read(evals.to_dict("records"))
     evals["game"] = [_game_label(row) for row in rows]
     evals["scenario_set"] = [_scenario_set(row) for row in rows]
-    evals["baseline"] = evals["model"].str.startswith("tom/") & ~evals["person"]
+    evals["baseline"] = evals["model"].str.startswith(REFERENCE_PREFIX) & ~evals["person"]
     _label_people(evals)
     mode = evals.get("task_arg_mode", pd.Series("trial", index=evals.index)).fillna("trial")
     trial_evals, game_evals = evals[mode != "game"].copy(), evals[mode == "game"].copy()
@@ -585,8 +586,7 @@ def summary(results: Results) -> pd.DataFrame:
         for role in ANSWERER_ROLES:
             row[role] = _mean(trials.loc[trials["answerer_role"] == role, "optimal"])
         rows.append(row)
-    # Models first, then the reference players, each by name.
-    return pd.DataFrame(rows).sort_values(["baseline", "run"], ignore_index=True)
+    return in_run_order(pd.DataFrame(rows))
 
 
 def _mean(values: pd.Series) -> float:

@@ -131,10 +131,12 @@ _ONE_WORD = re.compile(r"\s*[\"'\u2018\u201c]?[a-z]*[\"'\u2019\u201d]?\s*", _FLA
 _PLACEHOLDER = re.compile(r"\.\.\.|\u2026")
 _HEDGE_WINDOW = 60
 
+_TAKING_BACK = r"actually|wait|on\s+second\s+thought|correction|scratch\s+that"
+"""Words that open a revision, also inside a sentence (not "no" or "instead": "Pass - no
+need to ask" revises nothing)."""
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+|(?<=[.!?][)\]\"'])\s+|(?<=[a-z][.!?])(?=[A-Z])"
-    r"|\s*(?:[;\u2014\u2013]|\s--?\s)\s*"
-    r"(?=(?i:actually|wait|on\s+second\s+thought|correction|scratch\s+that)\b)"
+    rf"|\s*(?:[;\u2014\u2013]|\s--?\s)\s*(?=(?i:{_TAKING_BACK})\b)"
 )
 """Where a sentence ends: after . ! ? and a space, glued to the next ("cost.Pass"), or at a
 dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.")."""
@@ -226,10 +228,7 @@ _HEDGE_BEFORE = re.compile(
     _FLAGS,
 )
 _CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\b(?:but|so|therefore|thus|hence|and|then)\b", _FLAGS)
-_REVISION = re.compile(
-    r"(?:actually|wait|no|hmm+|on\s+second\s+thought|correction|scratch\s+that|instead)\b",
-    _FLAGS,
-)
+_REVISION = re.compile(rf"(?:{_TAKING_BACK}|no|hmm+|instead)\b", _FLAGS)
 """A sentence that takes back what came before."""
 _HEDGE_AFTER = re.compile(
     r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:a\s+waste|pointless|useless|"

@@ -162,16 +162,15 @@ class Store:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
-        except sqlite3.OperationalError as error:
-            if self.read_only and not os.access(self.path.parent, os.W_OK):
+        except sqlite3.DatabaseError as error:
+            unwritable = self.read_only and not os.access(self.path.parent, os.W_OK)
+            if isinstance(error, sqlite3.OperationalError) and unwritable:
                 # The study's WAL journal is read through files SQLite keeps beside it.
                 raise InputError(
                     f"{self.path}: cannot be read in a folder this user cannot write to "
                     "(SQLite keeps its -wal and -shm files beside the database): export a copy "
                     "of the data directory"
                 ) from None
-            raise InputError(f"{self.path}: not a readable study database ({error})") from None
-        except sqlite3.DatabaseError as error:
             raise InputError(f"{self.path}: not a readable study database ({error})") from None
         finally:
             db.close()
