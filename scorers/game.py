@@ -45,20 +45,11 @@ from tom_eval.game.decisions import Action
 from tom_eval.game.mastery import mastery_scores
 from tom_eval.game.oracle import solve
 from tom_eval.game.rules import Rules, same_team
-from tom_eval.game.session import TurnRecord
+from tom_eval.game.session import A_TURN_KEYS, TurnRecord
 from tom_eval.game.solver import GameLog, game_plan
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import SELF
 from tom_eval.intervals import wilson_interval
-
-A_TURN_KEYS: tuple[str, ...] = (
-    "optimal",
-    "lies_okay",
-    "valid",
-    "regret",
-    "lie_to_opponent",
-    "format_ok",
-)
 
 
 def _per_key_metrics() -> dict[str, list[Metric]]:

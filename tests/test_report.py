@@ -687,6 +687,7 @@ def test_the_full_games_table(game_logs: Path, tmp_path: Path) -> None:
     expected = games(game_logs)
     assert len(rows) == len(expected) == 2
     for row in rows:
+        assert "format ok" not in row  # the choice format asks for no tagged lines
         model = row["model"].removesuffix(" [default] (baseline)")
         values, turns = expected[(model, row["history"])]
         assert (row["format"], row["games"], row["turns per game"]) == (
@@ -721,6 +722,19 @@ def test_the_full_games_table(game_logs: Path, tmp_path: Path) -> None:
     ]
     assert oracle["margin"] == "0.000" and passer["history"] == "full"
     assert float(passer["optimal"].split()[0]) < 1 and float(passer["margin"]) < 0
+
+
+def test_the_full_games_table_shows_format_ok_over_a_turns_in_the_free_format(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "logs"
+    args = {**GAME_ARGS, "games": 2, "response_format": "free"}
+    inspect_eval(tom(**args), model="tom/oracle", log_dir=str(folder), display="none")
+    (log,) = folder.glob("*.eval")
+    _, turns = games(folder)[("tom/oracle", "none")]
+    assert len(turns) > 0 and set(turns["format_ok"]) == {1.0}
+    (row,) = tables(write([log], tmp_path / "copied", tmp_path / "out"))["Full games"]
+    assert row["format ok"] == "1.000"
 
 
 def test_a_game_in_two_logs_of_one_run_counts_once(

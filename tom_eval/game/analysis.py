@@ -33,6 +33,7 @@ from tom_eval.errors import InputError
 from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
+from tom_eval.game.session import A_TURN_KEYS
 from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.spec import (
     EXTRAS,
@@ -131,8 +132,6 @@ GAME_OCCASIONS = ("answer_correct", "reply_lie_to_opponent", "reply_refused_to_o
 occasion."""
 GAME_KEYS = ("win", "tie", "loss", "margin", "turns", *GAME_OCCASIONS)
 """The per-game score values the report reads."""
-A_TURN_KEYS = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent")
-"""Scored like one trial, for every turn A played in a game."""
 _A_TURN_COLUMNS = ("run", "sample", "epoch", "number", "spec_id", "extra", "expected_action")
 
 
@@ -630,6 +629,7 @@ def game_summary(results: Results) -> pd.DataFrame:
         row |= _with_interval("optimal", _rate(turns["optimal"]))
         row |= _with_interval("balanced", balanced_accuracy(turns))
         row["invalid"] = 1 - _mean(turns["valid"])
+        row["format_ok"] = _mean(turns["format_ok"].dropna())
         for key in GAME_OCCASIONS:
             row[key] = _mean(games[key])
         rows.append(row)

@@ -318,6 +318,8 @@ def _games_view(table: pd.DataFrame) -> pd.DataFrame:
     for column in ("optimal", "balanced"):
         view[column] = intervals(table, column)
     view["invalid"] = table["invalid"]
+    if table["format_ok"].notna().any():
+        view["format ok"] = table["format_ok"]
     for column in analysis.GAME_OCCASIONS:
         view[column.replace("_", " ")] = table[column]
     return view

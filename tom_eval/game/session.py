@@ -56,6 +56,11 @@ class Request:
     """Start a new conversation (system prompt, then this message) instead of continuing."""
 
 
+A_TURN_KEYS = ("optimal", "lies_okay", "valid", "regret", "lie_to_opponent", "format_ok")
+"""The trial score keys (`scorers.tom.score_value`) of each turn A plays in a game: the
+game's scorer averages them and `tom-eval report` pools them over every game."""
+
+
 @dataclass
 class TurnRecord:
     """One turn as it happened: for the log, the scorer and the report."""

@@ -29,7 +29,7 @@ import secrets
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlparse
@@ -450,12 +450,7 @@ def _admin_only(view: Callable[[], Answer]) -> Callable[[], Answer]:
 @_admin_only
 def status() -> dict[str, Any]:
     study = _study()
-    # Idle past the timeout is abandoned, as the next enrolment will record it.
-    idle_since = time.time() - study.settings.timeout_minutes * 60
-    people = [
-        replace(p, status="abandoned") if p.status == "active" and p.last_seen < idle_since else p
-        for p in study.store.participants()
-    ]
+    people = study.store.participants(time.time() - study.settings.timeout_minutes * 60)
     return {
         "reps": {
             str(rep): {

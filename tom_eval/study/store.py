@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,9 @@ CREATE TABLE IF NOT EXISTS replies (
 
 
 STATUSES = ("active", "complete", "abandoned")
+_IDLE = "status = 'active' AND last_seen < ?"
+"""The participants idle past the timeout (the parameter: now minus the timeout), who count
+as abandoned: their assignment goes to the next to enrol unless they come back."""
 TEXT, WHOLE, TIME = (str,), (int,), (float,)
 PARTICIPANT_TYPES = {
     "participant": TEXT,
@@ -194,10 +197,19 @@ class Store:
         with self._transaction() as db:
             return self._one(db, participant)
 
-    def participants(self) -> list[Participant]:
+    def participants(self, idle_before: float | None = None) -> list[Participant]:
+        """Every participant, in enrolment order. With `idle_before`, one still active but
+        last seen before it counts as abandoned, as the next enrolment will record it."""
         with self._transaction() as db:
             rows = db.execute("SELECT * FROM participants ORDER BY started").fetchall()
-        return [self._from_row(row) for row in rows]
+            query = f"SELECT participant FROM participants WHERE {_IDLE}"
+            idle = (
+                set()
+                if idle_before is None
+                else {row[0] for row in db.execute(query, (idle_before,))}
+            )
+        people = [self._from_row(row) for row in rows]
+        return [replace(p, status="abandoned") if p.participant in idle else p for p in people]
 
     def enrol(
         self,
@@ -220,9 +232,7 @@ class Store:
             if existing is not None:
                 return existing, False
             db.execute(
-                "UPDATE participants SET status = 'abandoned' "
-                "WHERE status = 'active' AND last_seen < ?",
-                (now - timeout,),
+                f"UPDATE participants SET status = 'abandoned' WHERE {_IDLE}", (now - timeout,)
             )
             load = {rep: [0, 0] for rep in reps}
             for row in db.execute(
