@@ -28,6 +28,7 @@ from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import subset_arguments
 from tom_eval.task_args import (
+    MAX_DRAWS,
     file_name,
     names,
     one_of,
@@ -79,7 +80,7 @@ def coherence(
         domains = _in_order(names("domain", domain, DOMAINS), DOMAINS)
         tasks = _in_order(names("task", task, TASKS), TASKS)
         chosen = one_of("estimator", estimator, ESTIMATORS)
-        samples = whole_number("samples", samples, minimum=1)
+        samples = whole_number("samples", samples, minimum=1, maximum=MAX_DRAWS)
         temperature = real_number("temperature", temperature, "a number above 0", lambda v: v > 0)
         floor = real_number(
             "floor", floor, "a probability above 0 and below 1", lambda v: 0 < v < 1

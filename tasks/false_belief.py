@@ -24,6 +24,7 @@ from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import (
+    MAX_DRAWS,
     file_name,
     flag,
     one_of,
@@ -79,7 +80,7 @@ def false_belief(
         chosen = one_of("estimator", estimator, ESTIMATORS)
         contents = whole_number("contents", contents, minimum=0)
         transfer = whole_number("transfer", transfer, minimum=0)
-        samples = whole_number("samples", samples, minimum=0)
+        samples = whole_number("samples", samples, minimum=0, maximum=MAX_DRAWS)
         if chosen != "first_word" and samples < 1:
             raise InputError(f"estimator {chosen} needs samples of 1 or more")
         size, subset_seed = subset_arguments(sample, sample_seed)

@@ -101,11 +101,26 @@ def refuse_misspelt(task: str, unknown: Mapping[str, object], function: Callable
         logger.warning(f"param '{name}' not used by task '{task}' (taken by {taken_by})")
 
 
-def whole_number(name: str, value: object, minimum: int | None = None) -> int:
-    """A whole number, at least `minimum` when one is given."""
-    wanted = "a whole number" if minimum is None else f"a whole number of {minimum} or more"
-    too_small = minimum is not None and isinstance(value, int) and value < minimum
-    if isinstance(value, bool) or not isinstance(value, int) or too_small:
+MAX_DRAWS = 10_000
+"""The most replies drawn at temperature 1 for one prompt or item (`samples`): they are
+gathered at once, and ten times the 1,000 the papers drew is plenty (a typo with more zeros
+ran the machine out of memory)."""
+
+
+def whole_number(
+    name: str, value: object, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """A whole number, at least `minimum` and at most `maximum` when they are given."""
+    if minimum is not None and maximum is not None:
+        wanted = f"a whole number from {minimum} to {maximum:,}"
+    elif minimum is not None:
+        wanted = f"a whole number of {minimum} or more"
+    else:
+        wanted = "a whole number"
+    out_of_range = isinstance(value, int) and (
+        (minimum is not None and value < minimum) or (maximum is not None and value > maximum)
+    )
+    if isinstance(value, bool) or not isinstance(value, int) or out_of_range:
         raise InputError(f"{name} must be {wanted}, not '{value}'")
     # A log's task arguments are read back into 64-bit columns (`tom-eval report`).
     if not -LARGEST <= value < LARGEST:
