@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -948,6 +949,53 @@ def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
     assert "cannot be read" not in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert summary["N"].tolist() == [4]
+
+
+def damaged(log: Path, entry: str, damage: str) -> None:
+    """`log` with its sample `entry` (a name in the .eval file) cut short, given a field of
+    the wrong type, or removed."""
+    with zipfile.ZipFile(log) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    if damage == "cut short":
+        entries[entry] = entries[entry][:100]
+    elif damage == "wrong type":
+        entries[entry] = json.dumps(json.loads(entries[entry]) | {"scores": "x"}).encode()
+    else:
+        del entries[entry]
+    with zipfile.ZipFile(log, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        ("cut short", "Unterminated string"),
+        ("wrong type", "scores: Input should be a valid dictionary"),
+        ("removed", None),
+    ],
+)
+@pytest.mark.parametrize("compare", [False, True])
+def test_a_log_with_a_damaged_sample_is_refused_in_one_line_naming_it(
+    damage: str, why: str | None, compare: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    inspect_eval(tom(ids="7", reps=1), model="tom/oracle", log_dir=str(folder), display="none")
+    (log,) = folder.glob("*.eval")
+    damaged(log, "samples/7-0B-r1_epoch_1.json", damage)
+    out = tmp_path / "out"
+    command = ["--compare", str(folder), str(folder)] if compare else [str(folder)]
+    assert main(["report", *command, "--out", str(out), "--quiet"]) == 2
+    (error,) = capsys.readouterr().err.strip().splitlines()
+    if why is None:  # Inspect's dataframes pass over a missing entry without a word
+        assert error == (
+            f"tom-eval: error: {log}: holds 3 of the 4 samples its header counts as completed; "
+            "the log is damaged"
+        )
+    else:
+        assert error.startswith(f"tom-eval: error: {log}: a sample cannot be read (")
+        assert why in error and error.endswith("the log is damaged")
+    assert not out.exists()
 
 
 def test_load_effect_lines_merge_only_when_their_intervals_agree(

@@ -48,6 +48,7 @@ from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
     REFERENCE_PREFIX,
     changed_settings,
+    damage_named,
     in_run_order,
     json_object,
     json_objects,
@@ -156,7 +157,8 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     warnings += [f"{log}: not a log of the game; skipped" for log in evals.loc[other, "log"]]
     if other.all():
         raise InputError(f"{', '.join(map(str, paths))}: no run of the game with scored samples")
-    return results(evals[~other].copy(), warnings, quiet)
+    with damage_named(evals.loc[~other, "log"]):
+        return results(evals[~other].copy(), warnings, quiet)
 
 
 def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:

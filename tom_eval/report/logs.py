@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlparse
@@ -17,7 +18,13 @@ from urllib.request import url2pathname
 
 import pandas as pd
 from inspect_ai.analysis import EvalColumn, EvalColumns, evals_df
-from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+from inspect_ai.log import (
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample_summaries,
+    read_eval_log_samples,
+)
+from pydantic import ValidationError
 
 from tom_eval.errors import InputError
 from tom_eval.json_fields import LARGEST
@@ -143,6 +150,34 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     return evals, warnings
 
 
+@contextmanager
+def damage_named(logs: Iterable[str]) -> Iterator[None]:
+    """Reading `logs`' samples inside: a failure that a damaged log explains (a sample's
+    entry cut short, of the wrong shape, or missing from the file) becomes one line naming
+    that log. The logs are read again only then, so a report pays nothing for the check; a
+    failure no log explains is raised as it was."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception:
+        for log in logs:
+            try:
+                for _ in read_eval_log_samples(log, all_samples_required=True):
+                    pass
+            except Exception as error:  # Inspect raises several types for damaged entries
+                message = f"{log}: a sample cannot be read ({_why(error)}); the log is damaged"
+                raise InputError(message) from None
+        raise
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
 SAME_RUN = (
     "task_name",
     "task_version",
@@ -233,6 +268,7 @@ def once_per_sample(
     scored in another. Logs whose eval metadata differ are separate sessions and keep every
     sample (two recorded runs of one model, two participants), and so do people's runs,
     named or not, unless `one_session` (a run whose metrics read one set of answers)."""
+    _refuse_missing(frame, evals)
     order = {eval_id: rank for rank, eval_id in enumerate(by_preference(evals)["eval_id"])}
     logs = evals.set_index("eval_id")
     metadata = logs["metadata"] if "metadata" in logs else pd.Series(None, index=logs.index)
@@ -252,6 +288,20 @@ def once_per_sample(
         )
     kept: pd.DataFrame = frame.drop(index=sessions.index[repeated])
     return kept
+
+
+def _refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
+    """A log whose file holds fewer samples than its header says were completed has lost
+    some, and `samples_df` passes over a missing entry without a word: the run would shrink."""
+    held = frame["eval_id"].value_counts() if "eval_id" in frame else pd.Series(dtype=int)
+    completed = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0)
+    for eval_id, log, count in zip(evals["eval_id"], evals["log"], completed, strict=True):
+        found = int(held.get(eval_id, 0))
+        if found < count:
+            raise InputError(
+                f"{log}: holds {found} of the {int(count)} samples its header counts as "
+                "completed; the log is damaged"
+            )
 
 
 UNLISTED = (

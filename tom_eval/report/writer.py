@@ -20,7 +20,7 @@ import pandas as pd
 
 from tom_eval.errors import InputError
 from tom_eval.files import file_to_write, write_atomically
-from tom_eval.report.logs import read_evals
+from tom_eval.report.logs import damage_named, read_evals
 from tom_eval.report.section import Context, Section
 from tom_eval.report.tables import make_folder
 
@@ -56,7 +56,8 @@ def write_report(
         staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
         context = Context(staging, examples, quiet, warnings)
         try:
-            _write_sections(evals, sections, context)
+            with damage_named(evals["log"]):
+                _write_sections(evals, sections, context)
             _move_in(staging, out)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
