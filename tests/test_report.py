@@ -624,6 +624,27 @@ def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> N
     }
 
 
+def test_the_mastery_chart_lists_the_runs_as_the_tables_do(tmp_path: Path) -> None:
+    """Whatever order the logs are made and read in (here the newest is the last by name)."""
+    folder = tmp_path / "logs"
+    for rank, model in enumerate(("tom/always-pass", "tom/no-tom", "tom/oracle", "tom/random")):
+        inspect_eval(tom(ids="7", reps=1), model=model, log_dir=str(tmp_path), display="none")
+        (log,) = tmp_path.glob("*.eval")
+        folder.mkdir(exist_ok=True)
+        log.rename(folder / f"{rank}.eval")
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    # The chart is drawn from the CSV's rows, in their order.
+    mastery = pd.read_csv(tmp_path / "out" / "mastery.csv")
+    overall = mastery.loc[mastery["scope"] == "Overall", "run"].tolist()
+    assert overall == pd.read_csv(tmp_path / "out" / "summary.csv")["run"].tolist()
+    assert [run.split(" ")[0] for run in overall] == [
+        "tom/always-pass",
+        "tom/no-tom",
+        "tom/oracle",
+        "tom/random",
+    ]
+
+
 def test_compare(logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = sorted(logs.glob("*.eval"))
     frame = trials(logs)

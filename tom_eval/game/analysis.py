@@ -660,7 +660,9 @@ def mastery(results: Results) -> pd.DataFrame:
                 row |= {name: scores.get(name, math.nan), f"{name}_low": low}
                 row |= {f"{name}_high": high, f"{name}_n": count}
             rows.append(row)
-    return pd.DataFrame(rows)
+    # The chart's rows, and the CSV's, in the order of every table (the runs' own is the
+    # order their logs were read in).
+    return in_run_order(pd.DataFrame(rows)) if rows else pd.DataFrame(rows)
 
 
 def _mastery_interval(
