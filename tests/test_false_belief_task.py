@@ -183,7 +183,7 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"seed": "x"}, "seed must be a whole number, not 'x'"),
         ({"perturbations": "maybe"}, "perturbations must be true or false, not 'maybe'"),
         ({"sentence_by_sentence": 2}, "sentence_by_sentence must be true or false, not '2'"),
-        ({"prefix": None}, "prefix must be true or false, not 'None'"),
+        ({"prefix": None}, r"prefix must be true or false, not nothing \(an empty -T value\)"),
         ({"contents": 10_000_000}, "more than the 100,000 generated at once"),
         ({"samples": 10**11}, "samples must be a whole number from 0 to 10,000, not '1000"),
     ],

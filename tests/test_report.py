@@ -1010,7 +1010,7 @@ def test_a_log_with_a_damaged_sample_is_refused_in_one_line_naming_it(
     (error,) = capsys.readouterr().err.strip().splitlines()
     if why is None:  # Inspect's dataframes pass over a missing entry without a word
         assert error == (
-            f"tom-eval: error: {log}: holds 3 of the 4 samples its header counts as completed; "
+            f"tom-eval: error: {log}: 1 of the 4 samples it lists have no entry in the file; "
             "the log is damaged"
         )
     else:

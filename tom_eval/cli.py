@@ -311,7 +311,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", type=path, required=True, help="folder for report.md, CSVs, PNGs")
     report.add_argument("--examples", type=int, default=5, help="failed examples to print")
     report.add_argument(
-        "--compare", nargs=2, type=path, metavar=("A", "B"), help="compare two runs or log dirs"
+        "--compare",
+        nargs=2,
+        type=path,
+        metavar=("A", "B"),
+        help="compare two runs or log dirs (writes compare.md and two CSVs in --out)",
     )
     report.add_argument(
         "--quiet", action="store_true", help="no progress while reading logs (none when piped)"

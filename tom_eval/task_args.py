@@ -107,6 +107,12 @@ gathered at once, and ten times the 1,000 the papers drew is plenty (a typo with
 ran the machine out of memory)."""
 
 
+def _given(value: object) -> str:
+    """A bad value as an error shows it: `-T name=` with nothing after it reaches the task
+    as None, which is shown as such."""
+    return "nothing (an empty -T value)" if value is None else f"'{value}'"
+
+
 def whole_number(
     name: str, value: object, minimum: int | None = None, maximum: int | None = None
 ) -> int:
@@ -121,10 +127,10 @@ def whole_number(
         (minimum is not None and value < minimum) or (maximum is not None and value > maximum)
     )
     if isinstance(value, bool) or not isinstance(value, int) or out_of_range:
-        raise InputError(f"{name} must be {wanted}, not '{value}'")
+        raise InputError(f"{name} must be {wanted}, not {_given(value)}")
     # A log's task arguments are read back into 64-bit columns (`tom-eval report`).
     if not -LARGEST <= value < LARGEST:
-        raise InputError(f"{name} must be from -2**63 to 2**63 - 1, not '{value}'")
+        raise InputError(f"{name} must be from -2**63 to 2**63 - 1, not {_given(value)}")
     return value
 
 
@@ -133,14 +139,14 @@ def real_number(name: str, value: object, wanted: str, accept: Callable[[float],
     error)."""
     number = finite_number(value)
     if number is None or not accept(number):
-        raise InputError(f"{name} must be {wanted}, not '{value}'")
+        raise InputError(f"{name} must be {wanted}, not {_given(value)}")
     return number
 
 
 def flag(name: str, value: object) -> bool:
     """true or false (YAML's spellings of them, which Inspect has already read)."""
     if not isinstance(value, bool):
-        raise InputError(f"{name} must be true or false, not '{value}'")
+        raise InputError(f"{name} must be true or false, not {_given(value)}")
     return value
 
 
@@ -149,7 +155,7 @@ def one_of(name: str, value: object, allowed: tuple[Choice, ...]) -> Choice:
     for choice in allowed:
         if value == choice:
             return choice
-    raise InputError(f"{name} must be one of {', '.join(allowed)}, not '{value}'")
+    raise InputError(f"{name} must be one of {', '.join(allowed)}, not {_given(value)}")
 
 
 def names(name: str, given: object, allowed: Collection[str]) -> list[str]:
@@ -170,5 +176,5 @@ def file_name(name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{name} must be a file name, not '{value}'")
+        raise InputError(f"{name} must be a file name, not {_given(value)}")
     return value

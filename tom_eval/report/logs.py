@@ -291,16 +291,22 @@ def once_per_sample(
 
 
 def _refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
-    """A log whose file holds fewer samples than its header says were completed has lost
-    some, and `samples_df` passes over a missing entry without a word: the run would shrink."""
+    """A log whose file lacks the entry of a sample its summaries list has lost it, and
+    `samples_df` passes over a missing entry without a word: the run would shrink. A sample
+    counts as found in any log (`samples_df` keeps one copy of a sample that two logs hold,
+    as after `inspect eval-retry`)."""
+    found = set(frame["sample_id"]) if "sample_id" in frame else set()
     held = frame["eval_id"].value_counts() if "eval_id" in frame else pd.Series(dtype=int)
     completed = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0)
-    for eval_id, log, count in zip(evals["eval_id"], evals["log"], completed, strict=True):
-        found = int(held.get(eval_id, 0))
-        if found < count:
+    # Only a log with fewer rows than its header counts is read again: no cost otherwise.
+    short = evals["eval_id"].map(held).fillna(0) < completed
+    for log in evals.loc[short, "log"]:
+        listed = [summary.uuid for summary in read_eval_log_sample_summaries(log)]
+        missing = sum(uuid is not None and uuid not in found for uuid in listed)
+        if missing:
             raise InputError(
-                f"{log}: holds {found} of the {int(count)} samples its header counts as "
-                "completed; the log is damaged"
+                f"{log}: {missing} of the {len(listed)} samples it lists have no entry in the "
+                "file; the log is damaged"
             )
 
 
