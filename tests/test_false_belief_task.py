@@ -185,6 +185,7 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"sentence_by_sentence": 2}, "sentence_by_sentence must be true or false, not '2'"),
         ({"prefix": None}, r"prefix must be true or false, not nothing \(an empty -T value\)"),
         ({"contents": 10_000_000}, "more than the 100,000 generated at once"),
+        ({"contents": 10**20}, r"contents must be a whole number of 0 or more, below 2\*\*63"),
         ({"samples": 10**11}, "samples must be a whole number from 0 to 10,000, not '1000"),
     ],
 )

@@ -130,7 +130,8 @@ def whole_number(
         raise InputError(f"{name} must be {wanted}, not {_given(value)}")
     # A log's task arguments are read back into 64-bit columns (`tom-eval report`).
     if not -LARGEST <= value < LARGEST:
-        raise InputError(f"{name} must be from -2**63 to 2**63 - 1, not {_given(value)}")
+        bounds = "from -2**63 to 2**63 - 1" if minimum is None else f"{wanted}, below 2**63"
+        raise InputError(f"{name} must be {bounds}, not {_given(value)}")
     return value
 
 
