@@ -295,11 +295,13 @@ def _refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
     `samples_df` passes over a missing entry without a word: the run would shrink. A sample
     counts as found in any log (`samples_df` keeps one copy of a sample that two logs hold,
     as after `inspect eval-retry`)."""
-    found = set(frame["sample_id"]) if "sample_id" in frame else set()
     held = frame["eval_id"].value_counts() if "eval_id" in frame else pd.Series(dtype=int)
     completed = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0)
     # Only a log with fewer rows than its header counts is read again: no cost otherwise.
     short = evals["eval_id"].map(held).fillna(0) < completed
+    if not short.any():
+        return
+    found = set(frame["sample_id"]) if "sample_id" in frame else set()
     for log in evals.loc[short, "log"]:
         listed = [summary.uuid for summary in read_eval_log_sample_summaries(log)]
         missing = sum(uuid is not None and uuid not in found for uuid in listed)
