@@ -108,6 +108,7 @@ def test_the_turn_is_a_state_machine() -> None:
     ("text", "problem"),
     [
         ("B=honest_opponent", "B cannot be 'honest_opponent'"),
+        ("B,C,C,D", r"B needs a type, as in B=honest_teammate \(honest_teammate, dishonest_"),
         ("A=honest_teammate", "unknown player 'A'"),
         ("Z=neutral", "unknown player 'Z'"),
     ],

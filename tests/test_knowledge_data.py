@@ -192,6 +192,9 @@ def test_a_local_copy_is_the_repository_or_its_data_folder(tmp_path: Path) -> No
     assert data_root(source.KNP, FIXTURES / "Data", read_knp)[0] == FIXTURES
     with pytest.raises(InputError, match="no such folder"):
         data_root(source.KNP, tmp_path / "absent", read_knp)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="file: a file, not a folder"):
+        data_root(source.KNP, tmp_path / "file", read_knp)
     with pytest.raises(InputError, match="no Data folder"):
         data_root(source.KNP, tmp_path, read_knp)
     (tmp_path / "Data").mkdir()

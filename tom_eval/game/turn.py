@@ -97,8 +97,11 @@ def parse_lineup(text: str | list[str]) -> Lineup:
             if player in given:
                 raise InputError(f"lineup: {player} is given twice")
             given.add(player)
+            allowed = ", ".join(_ROLE_TYPES[player])
+            if not kind:
+                example = f"{player}={_ROLE_TYPES[player][0]}"
+                raise InputError(f"lineup: {player} needs a type, as in {example} ({allowed})")
             if kind not in _ROLE_TYPES[player]:
-                allowed = ", ".join(_ROLE_TYPES[player])
                 raise InputError(f"lineup: {player} cannot be '{kind}' (allowed: {allowed})")
             types[player] = kind
     order = (SELF, TEAMMATE, *OPPONENTS, NEUTRAL)

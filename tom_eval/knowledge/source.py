@@ -123,7 +123,8 @@ def data_root(subset: Subset, data_dir: Path | None, check: Check) -> tuple[Path
 def local_root(data_dir: Path) -> Path:
     """A clone of the repository (the folder holding Data/) or its Data folder itself."""
     if not data_dir.is_dir():
-        raise InputError(f"data_dir {data_dir}: no such folder")
+        problem = "a file, not a folder" if data_dir.exists() else "no such folder"
+        raise InputError(f"data_dir {data_dir}: {problem}")
     if (data_dir / "Data").is_dir():
         return data_dir
     if data_dir.name == "Data":
