@@ -624,6 +624,26 @@ def test_reasoning_and_thinking_pairs(logs: Path, report: tuple[str, Path]) -> N
     }
 
 
+def test_a_false_belief_log_without_its_sample_entries_is_called_damaged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "not false-belief logs of this version", which its missing columns suggested."""
+    folder = tmp_path / "logs"
+    run = false_belief(contents=1, transfer=0)
+    inspect_eval(run, model="tom/belief-oracle", log_dir=str(folder), display="none")
+    (log,) = folder.glob("*.eval")
+    with zipfile.ZipFile(log) as archive:
+        entries = [name for name in archive.namelist() if name.startswith("samples/")]
+    for entry in entries:
+        damaged(log, entry, "removed")
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == (
+        f"tom-eval: error: {log}: {len(entries)} of the {len(entries)} samples it lists have no "
+        "entry in the file; the log is damaged"
+    )
+
+
 def test_the_mastery_chart_lists_the_runs_as_the_tables_do(tmp_path: Path) -> None:
     """Whatever order the logs are made and read in (here the newest is the last by name)."""
     folder = tmp_path / "logs"

@@ -147,10 +147,11 @@ def outcomes(
         return pd.DataFrame(), pd.DataFrame()
     logs = list(evals["log"])
     frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    # First: a log that lost its sample entries is named as damaged, not as another version.
+    frame = once_per_sample(frame, evals, warnings)
     missing = [column for column in _REQUIRED if column not in frame.columns]
     if missing:
         raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
-    frame = once_per_sample(frame, evals, warnings)
     runs = evals.set_index("eval_id")["run"]
     prompts, steps = [], []
     unscored: dict[str, int] = {}
