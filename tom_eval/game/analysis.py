@@ -662,7 +662,7 @@ def mastery(results: Results) -> pd.DataFrame:
             rows.append(row)
     # The chart's rows, and the CSV's, in the order of every table (the runs' own is the
     # order their logs were read in).
-    return in_run_order(pd.DataFrame(rows)) if rows else pd.DataFrame(rows)
+    return in_run_order(pd.DataFrame(rows))
 
 
 def _mastery_interval(
@@ -976,7 +976,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 "trials": len(trials),
             }
         )
-    return in_run_order(pd.DataFrame(rows, columns=None if rows else ["run"]))
+    return in_run_order(pd.DataFrame(rows))
 
 
 def ladder_curves(results: Results) -> dict[str, dict[float, tuple[float, float, float, int]]]:

@@ -105,6 +105,11 @@ reads that column from the base URL), a task argument beyond 64 bits as text (a 
 whether the log holds its samples (`--no-log-samples`)."""
 
 
+def completed_samples(evals: pd.DataFrame) -> pd.Series:
+    """Each log's completed samples as its header counts them (0 where it has no results)."""
+    return pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0)
+
+
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
     """One row per log under `paths` with scored samples, each with its `model_settings`
     label, its `other_settings` (those apart from thinking) and `thinking` (off, on or
@@ -126,7 +131,7 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     ]
     if not listed:
         raise InputError(f"{', '.join(logs)}: {UNLISTED}")
-    empty = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0) == 0
+    empty = completed_samples(evals) == 0
     warnings += [
         without_results(log, status)
         for log, status in evals.loc[empty, ["log", "status"]].to_numpy()
@@ -250,7 +255,7 @@ def by_preference(evals: pd.DataFrame) -> pd.DataFrame:
     ranked: pd.DataFrame = (
         evals.assign(
             finished=evals["status"] == "success",
-            saved=pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0),
+            saved=completed_samples(evals),
         )
         .sort_values(["finished", "saved", "created"], kind="stable")
         .drop(columns=["finished", "saved"])
@@ -296,7 +301,7 @@ def _refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
     counts as found in any log (`samples_df` keeps one copy of a sample that two logs hold,
     as after `inspect eval-retry`)."""
     held = frame["eval_id"].value_counts() if "eval_id" in frame else pd.Series(dtype=int)
-    completed = pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0)
+    completed = completed_samples(evals)
     # Only a log with fewer rows than its header counts is read again: no cost otherwise.
     short = evals["eval_id"].map(held).fillna(0) < completed
     if not short.any():
@@ -395,7 +400,10 @@ REFERENCE_PREFIX = "tom/"
 
 def in_run_order(table: pd.DataFrame) -> pd.DataFrame:
     """One row per run in the order of every section's table: the models' runs, then the
-    reference players', each by name (not in the order the logs were read)."""
+    reference players', each by name (not in the order the logs were read). A table of no
+    run is returned as it is."""
+    if table.empty:
+        return table
     reference = table["run"].astype(str).str.startswith(REFERENCE_PREFIX)
     ordered: pd.DataFrame = (
         table.assign(reference=reference)
