@@ -1180,8 +1180,7 @@ def test_a_mastery_column_gives_its_trials_only_when_every_run_had_as_many(
     tmp_path: Path, drawn: list[Figure]
 ) -> None:
     from tom_eval.game import charts
-    from tom_eval.game.mastery import slug
-    from tom_eval.game.spec import read_mastery
+    from tom_eval.game.spec import read_mastery, slug
 
     categories = read_mastery().categories
     rows = []

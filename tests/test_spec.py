@@ -172,6 +172,25 @@ def test_a_missing_spec_file_names_the_file(tmp_path: Path) -> None:
             )
         ],
         ("mastery_ids2: [1]\ncategories: []\n", "an unknown key 'mastery_ids2'"),
+        (
+            "mastery_ids: [7, 8, 7]\ncategories:\n  - name: X\n    components:\n"
+            "      - {ids: [7], expected: Pass, weight: 1, success: optimal}\n",
+            "Id 7 comes twice in mastery_ids",
+        ),
+        (
+            "mastery_ids: [7]\ncategories:\n  - name: X\n    components:\n"
+            "      - {ids: [7], expected: Pass, weight: 1, success: optimal}\n"
+            "      - {ids: [8, 7], expected: Pass, weight: 2, success: optimal}\n",
+            "Id 7 comes twice in category 'X'",
+        ),
+        (
+            "mastery_ids: [7]\ncategories:\n"
+            "  - {name: 'Self: Belief', components: [{ids: [7], expected: Pass, weight: 1,"
+            " success: optimal}]}\n"
+            "  - {name: 'self belief', components: [{ids: [8], expected: Pass, weight: 1,"
+            " success: optimal}]}\n",
+            "two categories have the metric name 'self_belief'",
+        ),
     ],
 )
 def test_bad_mastery_files_fail_with_one_line(tmp_path: Path, text: str, problem: str) -> None:

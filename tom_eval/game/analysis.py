@@ -32,7 +32,7 @@ from inspect_ai.model import ChatMessage, ContentReasoning
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
-from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores, slug
+from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores
 from tom_eval.game.session import A_TURN_KEYS
 from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.spec import (
@@ -42,6 +42,7 @@ from tom_eval.game.spec import (
     parse_ids,
     read_mastery,
     read_spec,
+    slug,
 )
 from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
 from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE

@@ -13,8 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tom_eval.game.mastery import slug
-from tom_eval.game.spec import EXTRAS, read_mastery
+from tom_eval.game.spec import EXTRAS, read_mastery, slug
 from tom_eval.report.charts import same_series, save, styles
 
 CONSTANT_POLICY = 1 / 3

@@ -5,10 +5,9 @@ Inspect-free, so the scorer's metric and the report compute them the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
-from tom_eval.game.spec import Mastery
+from tom_eval.game.spec import Mastery, slug
 
 SUCCESS_KEYS = {
     "optimal": "optimal",
@@ -36,8 +35,3 @@ def mastery_scores(
         if weights:
             result[slug(category.name)] = weighted / weights
     return result
-
-
-def slug(name: str) -> str:
-    """A metric name for a category: "Self: Knowledge vs Belief" -> "self_knowledge_vs_belief"."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")

@@ -15,10 +15,9 @@ import pandas as pd
 from tom_eval.files import write_atomically
 from tom_eval.game import analysis, charts
 from tom_eval.game.epistemics import observe
-from tom_eval.game.mastery import slug
 from tom_eval.game.narration import narrate, question_line
 from tom_eval.game.scenario_file import read_story_fields
-from tom_eval.game.spec import EXTRAS, read_mastery
+from tom_eval.game.spec import EXTRAS, read_mastery, slug
 from tom_eval.report.section import Context
 from tom_eval.report.tables import csv, intervals, make_folder, markdown
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tom_eval.errors import InputError, refuse_device
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
@@ -28,6 +28,7 @@ SPEC_COLUMNS: tuple[str, ...] = (
 )
 SUCCESS_RULES: tuple[str, ...] = ("optimal", "lie_to_opponent_answerer", "lies_okay")
 MASTERY_EXPECTED: tuple[str, ...] = (*SPEC_ACTIONS, "Lie to Opponent")
+_Value = TypeVar("_Value")
 
 
 def scenarios_dir() -> Path:
@@ -247,7 +248,36 @@ def read_mastery(path: Path | None = None) -> Mastery:
     path = path or default_mastery_file()
     data = _mapping(path, read_yaml(path), "the top level", (), ("mastery_ids", "categories"))
     categories = tuple(_category(path, entry) for entry in _list(path, data, "categories"))
-    return Mastery(_ids(path, data, "mastery_ids"), categories)
+    mastery_ids = _ids(path, data, "mastery_ids")
+    _refuse_repeats(path, "mastery_ids", mastery_ids)
+    for category in categories:
+        # An Id in two components of one category would count its samples twice.
+        _refuse_repeats(path, f"category '{category.name}'", category.ids)
+    # A category's score is named by its slug: two names of one slug would share a score.
+    slugs = [slug(category.name) for category in categories]
+    repeated = _repeated(slugs)
+    if repeated is not None:
+        raise InputError(
+            f"{path}: two categories have the metric name '{repeated}' (their names differ "
+            "only in case or punctuation)"
+        )
+    return Mastery(mastery_ids, categories)
+
+
+def _refuse_repeats(path: Path, where: str, ids: Sequence[int]) -> None:
+    repeated = _repeated(ids)
+    if repeated is not None:
+        raise InputError(f"{path}: Id {repeated} comes twice in {where}")
+
+
+def _repeated(values: Sequence[_Value]) -> _Value | None:
+    """The first value that comes a second time, if any."""
+    return next((value for index, value in enumerate(values) if value in values[:index]), None)
+
+
+def slug(name: str) -> str:
+    """A metric name for a category: "Self: Knowledge vs Belief" -> "self_knowledge_vs_belief"."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 def check_mastery_ids(mastery: Mastery, rows: list[SpecRow], path: Path | None = None) -> None:
