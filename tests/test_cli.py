@@ -111,6 +111,9 @@ def test_check_holds_a_record_to_the_spec_row_of_its_id(
     assert run(capsys, *command, "--out", str(own))[0] == 0
     assert run(capsys, "check", str(own))[0] == 0
     assert run(capsys, "check", str(own), "--spec", str(spec))[0] == 0
+    # The table a file was generated from must have a row for each of its scenarios.
+    code, stdout, _ = run(capsys, "check", str(own), "--spec", str(ROOT / "scenarios" / "spec.csv"))
+    assert code == 1 and "the spec table has no row for Id 40, Extra 0A" in stdout, stdout
     relabelled = json.loads(own.read_text()) | {"id": 12, "key": "12-0A-r1", "spec_action": "Pass"}
     own.write_text(json.dumps(relabelled) + "\n")
     code, stdout, _ = run(capsys, "check", str(own), "--spec", str(spec))

@@ -292,7 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--spec",
         type=path,
         default=None,
-        help="the spec table it was generated from (default: ours)",
+        help=(
+            "the spec table it was generated from: every scenario must be one of its rows "
+            "(default: ours, whose Ids a file of another table may lack)"
+        ),
     )
     check.set_defaults(run=_check)
 

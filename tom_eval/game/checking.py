@@ -40,13 +40,15 @@ class Finding:
 def check(records: list[ScenarioRecord], spec: list[SpecRow] | None = None) -> list[Finding]:
     """Each record replayed, assessed and decided again by the engine and compared with
     what the file says, what the file says compared with the row of its Id and Extra in
-    `spec` (the table it was generated from; default scenarios/spec.csv), and the four
-    Extras of each (Id, rep) checked against each other."""
+    `spec` (the table it was generated from, so it must have a row for each; by default
+    scenarios/spec.csv, whose Ids a file of another table may lack), and the four Extras of
+    each (Id, rep) checked against each other."""
     rows = {(row.id, row.extra): row for row in (read_spec() if spec is None else spec)}
     findings = [_check_one(record) for record in records]
     for finding in findings:
         record = finding.record
-        finding.disagree("spec row", spec_violations(record.asked, record.rep, rows))
+        problems = spec_violations(record.asked, record.rep, rows, complete=spec is not None)
+        finding.disagree("spec row", problems)
     _check_groups(findings)
     return findings
 

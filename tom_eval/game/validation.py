@@ -42,13 +42,18 @@ def label_violations(row: SpecRow, solution: Solution) -> list[str]:
     return problems
 
 
-def spec_violations(asked: SpecRow, rep: int, rows: dict[tuple[int, str], SpecRow]) -> list[str]:
+def spec_violations(
+    asked: SpecRow, rep: int, rows: dict[tuple[int, str], SpecRow], complete: bool = False
+) -> list[str]:
     """Where a scenario's claim (its answerer, labels and action, asked at `rep`) is not the
     spec row of its Id and Extra in `rows`: a story that satisfies its own claim cannot
     show that, and a run would score it (and its mastery category) as that Id. An Id and
-    Extra without a row are another spec table's (`tom-eval generate --spec`): not judged."""
+    Extra without a row are another spec table's (`tom-eval generate --spec`): not judged,
+    unless `rows` is `complete`, the table the file was generated from."""
     problems = [f"rep {rep}: reps count from 1"] if rep < 1 else []
     row = rows.get((asked.id, asked.extra))
+    if row is None and complete:
+        problems.append(f"the spec table has no row for Id {asked.id}, Extra {asked.extra}")
     if row is not None and asked != row:
         problems.append(f"the file claims {_claim(asked)}, the spec row is {_claim(row)}")
     return problems
