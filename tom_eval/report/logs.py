@@ -176,10 +176,20 @@ def damage_named(logs: Iterable[str]) -> Iterator[None]:
         raise
 
 
+ZIP_END_MISSING = "EOCD not found"
+"""Inspect's words for a .eval file without the end of central directory record that ends
+every zip archive."""
+
+
 def _why(error: Exception) -> str:
+    """Why Inspect could not read a log or a part of it, in one line."""
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        return f"not of Inspect's log format at {'.'.join(map(str, first['loc']))}: {first['msg']}"
+    if isinstance(error, json.JSONDecodeError):
+        return f"not valid JSON: {error.msg}"
+    if str(error) == ZIP_END_MISSING:
+        return "cut short, or not a zip archive: the directory at a .eval file's end is missing"
     return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
@@ -346,7 +356,7 @@ def readable_logs(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
             try:
                 read_eval_log(log, header_only=True)
             except Exception as error:  # Inspect raises several types for unreadable logs
-                warnings.append(f"{log}: not a readable Inspect log ({error}); skipped")
+                warnings.append(f"{log}: not a readable Inspect log ({_why(error)}); skipped")
                 continue
             logs.append(log)
     return logs, warnings
