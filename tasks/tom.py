@@ -120,12 +120,13 @@ def tom(
         chosen_format = one_of("response_format", response_format, RESPONSE_FORMATS)
         mode = one_of("mode", mode, MODES)
         history = one_of("history", history, HISTORY_MODES)
-        reps, seed = whole_number("reps", reps), whole_number("seed", seed)
+        reps, seed = whole_number("reps", reps, minimum=1), whole_number("seed", seed)
         scenario_file = file_name("scenario_file", scenario_file)
         lose, structured = flag("lose", lose), flag("structured", structured)
         if structured and mode == "game":
             raise InputError("structured output is for trial mode (mode=trial)")
-        games, turns = whole_number("games", games), whole_number("turns", turns)
+        games = whole_number("games", games, minimum=1)
+        turns = whole_number("turns", turns, minimum=4)  # a multiple of 4: `schedule`
         if mode == "trial" and (games, turns, history) != (GAMES, TURNS, "none"):
             raise InputError("games, turns and history are for whole games: add -T mode=game")
         size, subset_seed = subset_arguments(sample, sample_seed)

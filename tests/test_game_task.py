@@ -113,10 +113,14 @@ def test_history_modes_shape_the_conversation(tmp_path: Path, history: str) -> N
         ({"mode": "games"}, "mode must be one of trial, game"),
         ({"history": "some"}, "history must be one of none, full, actions"),
         ({"turns": 6}, "turns must be a positive multiple of 4"),
-        ({"games": 0}, "games must be positive"),
+        ({"games": 0}, "games must be a whole number of 1 or more, not '0'"),
+        ({"games": 10**20}, "games must be a whole number of 1 or more, below 2..63, not"),
+        ({"turns": 0}, "turns must be a whole number of 4 or more, not '0'"),
+        ({"reps": 0}, "reps must be a whole number of 1 or more, not '0'"),
+        ({"reps": 10**20}, "reps must be a whole number of 1 or more, below 2..63, not"),
         ({"games": 10**9}, "games must be at most 100,000"),
-        ({"turns": "abc"}, "turns must be a whole number, not 'abc'"),
-        ({"reps": "two"}, "reps must be a whole number, not 'two'"),
+        ({"turns": "abc"}, "turns must be a whole number of 4 or more, not 'abc'"),
+        ({"reps": "two"}, "reps must be a whole number of 1 or more, not 'two'"),
     ],
 )
 def test_bad_game_parameters_give_one_line_errors(args: dict[str, Any], message: str) -> None:

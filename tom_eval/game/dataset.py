@@ -180,8 +180,6 @@ def game_dataset(
 ) -> MemoryDataset:
     """One Sample per full game: the designed stories it plays, drawn with the seed, each
     with the spec factors of its A turn."""
-    if games <= 0:
-        raise InputError(f"games must be positive, not {games}")
     if games > MAX_GAMES:
         raise InputError(
             f"games must be at most {MAX_GAMES:,}, not {games:,} (every game is built in "
