@@ -381,7 +381,7 @@ CASES = [
             "--out",
             "logs",
         ],
-        "study.json: tom: reps must be a whole number, not 'two'",
+        "study.json: tom: reps must be a whole number of 1 or more, not 'two'",
         ("logs",),
     ),
     Case(
@@ -728,7 +728,10 @@ def test_scenario_files_nested_deeply_are_refused_by_the_task(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("arguments", "line"),
     [
-        (["tasks/tom.py", "-T", "reps=x"], "tom: reps must be a whole number, not 'x'"),
+        (
+            ["tasks/tom.py", "-T", "reps=x"],
+            "tom: reps must be a whole number of 1 or more, not 'x'",
+        ),
         (["tasks/knp.py"], "tom/oracle cannot play knp: it plays tom"),
         (["tasks/tom.py", "-M", "sede=3"], "unknown model arg 'sede'"),
     ],

@@ -75,7 +75,7 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
         ({"levels": 1.5}, "levels must be whole numbers from 0, not '1.5'"),
         ({"games": 3}, "games, turns and history are for whole games: add -T mode=game"),
         ({"history": "full"}, "games, turns and history are for whole games"),
-        ({"reps": "x"}, "reps must be a whole number, not 'x'"),
+        ({"reps": "x"}, "reps must be a whole number of 1 or more, not 'x'"),
         ({"ids": "12-"}, r"ids: cannot read '12-'"),
         ({"lineup": "D=honest_opponent,D=dishonest_opponent"}, "lineup: D is given twice"),
         # A log's arguments are read back into 64-bit columns by `tom-eval report`.
