@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 import threading
+import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -127,3 +129,29 @@ def played_turn(sample: EvalSample) -> dict[str, Any]:
     metadata = sample.scores["tom_scorer"].metadata
     assert metadata is not None
     return metadata
+
+
+def damaged(log: Path, entry: str, damage: str) -> None:
+    """`log` with its sample `entry` (a name in the .eval file) cut short, given a field of
+    the wrong type, or removed."""
+    with zipfile.ZipFile(log) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    if damage == "cut short":
+        entries[entry] = entries[entry][:100]
+    elif damage == "wrong type":
+        entries[entry] = json.dumps(json.loads(entries[entry]) | {"scores": "x"}).encode()
+    else:
+        del entries[entry]
+    with zipfile.ZipFile(log, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+
+
+def without_sample_entries(log: Path) -> int:
+    """`log` (a .eval file) with every sample entry removed, its header and summaries kept,
+    as a damaged file can be; how many entries it had."""
+    with zipfile.ZipFile(log) as archive:
+        entries = [name for name in archive.namelist() if name.startswith("samples/")]
+    for entry in entries:
+        damaged(log, entry, "removed")
+    return len(entries)

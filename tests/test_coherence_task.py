@@ -30,6 +30,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import SampleScore, Score
 
+from conftest import without_sample_entries
 from scorers.coherence import bayesian
 from tasks.coherence import coherence
 from tom_eval.coherence.agents import TOKEN, AnswerText, distribution, item_of_prompt
@@ -46,6 +47,7 @@ from tom_eval.coherence.prompts import fields, user_prompt
 from tom_eval.coherence.rational import rational_answers
 from tom_eval.coherence.report import LABEL_DEFAULTS, metric_settings
 from tom_eval.coherence.worlds import DOMAINS, TASKS, answers, find_item, items
+from tom_eval.errors import InputError
 from tom_eval.registry import report_sections
 from tom_eval.report.writer import write_report
 
@@ -260,6 +262,19 @@ def test_the_report_pools_the_logs_of_one_run(tmp_path: Path) -> None:
     for key, value in expected.items():
         assert row[key] == pytest.approx(value), key
     assert any("20 sample(s) also in a later or fuller log of the run" in w for w in warnings)
+
+
+def test_a_log_that_lost_its_sample_entries_is_named_as_damaged(tmp_path: Path) -> None:
+    """Not skipped as if written with --no-log-samples: its header counts samples it lacks."""
+    folder = tmp_path / "run"
+    run(folder, "tom/random-agent", limit=6, domain="movie", task="AP")
+    (log,) = folder.glob("*.eval")
+    assert without_sample_entries(log) == 6
+    with pytest.raises(InputError) as raised:
+        write_report([folder], report_sections(), tmp_path / "report")
+    assert str(raised.value) == (
+        f"{log}: 6 of the 6 samples it lists have no entry in the file; the log is damaged"
+    )
 
 
 def test_the_report_of_a_run_of_every_task_is_the_logs_own(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from inspect_ai.model import (
 )
 from matplotlib.figure import Figure
 
-from conftest import ROOT
+from conftest import ROOT, damaged, without_sample_entries
 from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval.cli import main
@@ -632,14 +631,11 @@ def test_a_false_belief_log_without_its_sample_entries_is_called_damaged(
     run = false_belief(contents=1, transfer=0)
     inspect_eval(run, model="tom/belief-oracle", log_dir=str(folder), display="none")
     (log,) = folder.glob("*.eval")
-    with zipfile.ZipFile(log) as archive:
-        entries = [name for name in archive.namelist() if name.startswith("samples/")]
-    for entry in entries:
-        damaged(log, entry, "removed")
+    entries = without_sample_entries(log)
     assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 2
     error = capsys.readouterr().err.strip()
     assert error == (
-        f"tom-eval: error: {log}: {len(entries)} of the {len(entries)} samples it lists have no "
+        f"tom-eval: error: {log}: {entries} of the {entries} samples it lists have no "
         "entry in the file; the log is damaged"
     )
 
@@ -990,22 +986,6 @@ def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
     assert "cannot be read" not in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert summary["N"].tolist() == [4]
-
-
-def damaged(log: Path, entry: str, damage: str) -> None:
-    """`log` with its sample `entry` (a name in the .eval file) cut short, given a field of
-    the wrong type, or removed."""
-    with zipfile.ZipFile(log) as archive:
-        entries = {name: archive.read(name) for name in archive.namelist()}
-    if damage == "cut short":
-        entries[entry] = entries[entry][:100]
-    elif damage == "wrong type":
-        entries[entry] = json.dumps(json.loads(entries[entry]) | {"scores": "x"}).encode()
-    else:
-        del entries[entry]
-    with zipfile.ZipFile(log, "w") as archive:
-        for name, data in entries.items():
-            archive.writestr(name, data)
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ from tom_eval.report.logs import (
     json_objects,
     label_runs,
     once_per_sample,
+    refuse_missing,
 )
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
@@ -112,14 +113,11 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
     frame = samples_df(
         list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
     )
-    present = set(frame["eval_id"]) if "eval_id" in frame else set()
-    for log in evals.loc[~evals["eval_id"].isin(present), "log"]:
-        context.warnings.append(
-            f"{log}: holds no samples (written with --no-log-samples?), and the coherence "
-            "evaluations are computed from them; skipped"
-        )
+    # A log without its sample entries is damaged (read_evals has left out those written
+    # with --no-log-samples): it is named, not passed over.
+    refuse_missing(frame, evals)
     rows = []
-    if present:
+    if not frame.empty:
         # One set of answers: a second session's copies (other eval metadata) are left out.
         frame = once_per_sample(frame, evals, context.warnings, one_session=True)
         preferred = by_preference(evals).drop_duplicates("run", keep="last")

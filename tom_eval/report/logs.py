@@ -283,7 +283,7 @@ def once_per_sample(
     scored in another. Logs whose eval metadata differ are separate sessions and keep every
     sample (two recorded runs of one model, two participants), and so do people's runs,
     named or not, unless `one_session` (a run whose metrics read one set of answers)."""
-    _refuse_missing(frame, evals)
+    refuse_missing(frame, evals)
     order = {eval_id: rank for rank, eval_id in enumerate(by_preference(evals)["eval_id"])}
     logs = evals.set_index("eval_id")
     metadata = logs["metadata"] if "metadata" in logs else pd.Series(None, index=logs.index)
@@ -305,7 +305,7 @@ def once_per_sample(
     return kept
 
 
-def _refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
+def refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
     """A log whose file lacks the entry of a sample its summaries list has lost it, and
     `samples_df` passes over a missing entry without a word: the run would shrink. A sample
     counts as found in any log (`samples_df` keeps one copy of a sample that two logs hold,
