@@ -449,6 +449,22 @@ def test_runs_at_two_temperatures_are_two_runs(
     assert summary["N"].tolist() == [4, 4]
 
 
+def test_a_try_with_more_epochs_beside_the_run_is_pooled_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `--sample-id ... --epochs 2` try in the run's folder adds its second epoch to the
+    run (each sample-epoch is a trial), which N alone would not show."""
+    folder = tmp_path / "logs"
+    pass_always(folder, "7")
+    pass_always(folder, "7", sample_id="7-0A-r1", epochs=2)
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert (
+        "(choice, ids=7, reps=1): its samples have unequal numbers of epochs (3 with 1, 1 with 2); "
+        "every sample-epoch counts as a trial"
+    ) in capsys.readouterr().err
+    assert pd.read_csv(tmp_path / "out" / "summary.csv")["N"].tolist() == [5]
+
+
 def test_a_long_setting_is_shown_by_its_start_and_digest() -> None:
     message = "You are a careful player who weighs what each player knows. " * 2
     label = model_settings_label({"system_message": message, "max_connections": 9}, {})

@@ -113,11 +113,16 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
     frame = samples_df(
         list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
     )
-    # A log without its sample entries is damaged (read_evals has left out those written
-    # with --no-log-samples): it is named, not passed over.
+    # A log whose summaries list samples it has no entry for is damaged: named, not skipped.
     refuse_missing(frame, evals)
+    present = set(frame["eval_id"]) if "eval_id" in frame else set()
+    for log in evals.loc[~evals["eval_id"].isin(present), "log"]:
+        context.warnings.append(
+            f"{log}: holds no samples (written with --no-log-samples?), and the coherence "
+            "evaluations are computed from them; skipped"
+        )
     rows = []
-    if not frame.empty:
+    if present:
         # One set of answers: a second session's copies (other eval metadata) are left out.
         frame = once_per_sample(frame, evals, context.warnings, one_session=True)
         preferred = by_preference(evals).drop_duplicates("run", keep="last")

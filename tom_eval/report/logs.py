@@ -302,7 +302,27 @@ def once_per_sample(
             f"{run}: {count} sample(s) also in a later or fuller log of the run; each counted once"
         )
     kept: pd.DataFrame = frame.drop(index=sessions.index[repeated])
+    _warn_uneven_epochs(ranked.loc[kept.index], warnings)
     return kept
+
+
+def _warn_uneven_epochs(ranked: pd.DataFrame, warnings: list[str]) -> None:
+    """A run whose samples have unequal numbers of epochs (a `--sample-id ... --epochs 2`
+    try in the same folder as the whole run) is pooled all the same, each sample-epoch a
+    trial: said, since the run's N then counts some samples more than once."""
+    if "epoch" not in ranked:
+        return
+    epochs = ranked.groupby(["run", "session", "id"], sort=False)["epoch"].nunique()
+    for run, counts in epochs.groupby(level="run", sort=True):
+        if counts.nunique() > 1:
+            spread = ", ".join(
+                f"{samples} with {epoch}"
+                for epoch, samples in counts.value_counts().sort_index().items()
+            )
+            warnings.append(
+                f"{run}: its samples have unequal numbers of epochs ({spread}); every "
+                "sample-epoch counts as a trial"
+            )
 
 
 def refuse_missing(frame: pd.DataFrame, evals: pd.DataFrame) -> None:
