@@ -19,7 +19,7 @@ from inspect_ai.model import GenerateConfig
 from scorers.coherence import coherence_metrics, coherence_scorer
 from tom_eval.coherence.dataset import coherence_dataset
 from tom_eval.coherence.parsing import DEFAULT_FLOOR
-from tom_eval.coherence.prior import read_prior
+from tom_eval.coherence.prior import PRIOR_DIGEST, prior_digest, read_prior
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
@@ -104,7 +104,9 @@ def coherence(
         # Room for the whole JSON answer (local models default to short replies).
         config=GenerateConfig(temperature=0.0, max_tokens=200),
         version="1-B",
-        metadata={"estimator": estimator} | subset,
+        metadata={"estimator": estimator}
+        | subset
+        | ({PRIOR_DIGEST: prior_digest(weights)} if weights else {}),
     )
 
 

@@ -17,7 +17,7 @@ from scorers.false_belief import false_belief_scorer
 from tom_eval.errors import InputError, user_path
 from tom_eval.false_belief.dataset import false_belief_dataset
 from tom_eval.false_belief.generation import generate_items
-from tom_eval.false_belief.item_file import read_items
+from tom_eval.false_belief.item_file import ITEM_DIGEST, items_digest, read_items
 from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
 from tom_eval.progress import show_progress
@@ -97,9 +97,11 @@ def false_belief(
                     "drop them with item_file (the file holds its tasks)"
                 )
             items, name = read_items(user_path(file)), file
+            file_metadata = {ITEM_DIGEST: items_digest(items)}
         else:
             items = generate_items(contents, transfer, seed, perturbations)
             name = f"tom-eval false-belief seed {seed}"
+            file_metadata = {}
         if not items:
             raise InputError("no tasks: contents and transfer are both 0")
         # Inside: a file's item whose prompts clash is refused by the dataset.
@@ -116,5 +118,5 @@ def false_belief(
         # The paper's point estimates are at temperature 0; the first word is all that counts.
         config=GenerateConfig(temperature=0.0, max_tokens=30),
         version="2-A",
-        metadata={"estimator": estimator} | subset,
+        metadata={"estimator": estimator} | subset | file_metadata,
     )

@@ -264,6 +264,16 @@ def test_the_report_pools_the_logs_of_one_run(tmp_path: Path) -> None:
     assert any("20 sample(s) also in a later or fuller log of the run" in w for w in warnings)
 
 
+def test_tasks_and_domains_in_another_order_are_one_run(tmp_path: Path) -> None:
+    """As the task reads them: `task=BI,AP` is `task=AP,BI`, and `domain=movie,container`
+    is the default."""
+    for domain, task in (("container,movie", "AP,BI"), ("movie,container", "BI,AP")):
+        run(tmp_path / "logs", "tom/rational", limit=2, domain=domain, task=task)
+    write_report([tmp_path / "logs"], report_sections(), tmp_path / "report")
+    runs = pd.read_csv(tmp_path / "report" / "coherence.csv")["run"].tolist()
+    assert runs == ["tom/rational [default] (coherence, estimator=logprobs, task=AP,BI)"]
+
+
 def test_a_log_that_lost_its_sample_entries_is_named_as_damaged(tmp_path: Path) -> None:
     """Not skipped as if written with --no-log-samples: its header counts samples it lacks."""
     folder = tmp_path / "run"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +285,29 @@ def test_saved_items_play_like_generated_ones(tmp_path: Path) -> None:
     (log,) = inspect_eval(task, model="tom/reality-biased", log_dir=str(tmp_path), display="none")
     assert [sample.id for sample in log.samples or []] == ["contents-01", "transfer-01"]
     assert metric(log, "belief") == 0.75
+
+
+def test_one_item_file_by_two_paths_is_one_run_and_two_files_of_one_name_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Labelled by the file's name, as scenario files are, with its items' digest where
+    files of that name differ."""
+    from tom_eval.cli import main
+
+    items, other = tmp_path / "items.jsonl", tmp_path / "other" / "items.jsonl"
+    other.parent.mkdir()
+    for path, contents in ((items, "1"), (other, "2")):
+        assert main(["false-belief-items", "--out", str(path), "--contents", contents]) == 0
+    monkeypatch.chdir(tmp_path)
+    for given in (str(items), "items.jsonl", str(other)):
+        task = false_belief(item_file=given)
+        inspect_eval(
+            task, model="tom/belief-oracle", log_dir=str(tmp_path / "logs"), display="none"
+        )
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    runs = sorted(set(re.findall(r"item_file=items\.jsonl#[0-9a-f]{8}", report)))
+    assert len(runs) == 2, report
 
 
 def test_an_item_whose_prompts_clash_is_a_one_line_error(tmp_path: Path) -> None:

@@ -130,6 +130,17 @@ def test_a_data_folder_is_one_run_by_any_path_and_two_of_one_name_are_two(
     assert len(table) == 2 and 6 in table["N"].tolist()
 
 
+def test_genres_in_another_order_are_one_run(tmp_path: Path) -> None:
+    """As the task reads them: a set, written in any order, shown as a list, not JSON."""
+    for genre in ("kids,mystery", ["mystery", "kids"]):
+        run("knp", "tom/gold", tmp_path / "logs", genre=genre)
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    table = pd.read_csv(tmp_path / "out" / "knp.csv")
+    assert table["run"].tolist() == [
+        f"tom/gold [default] (knp, data_dir={FIXTURES.name}, genre=kids,mystery)"
+    ]
+
+
 def test_the_reports_defaults_are_the_tasks() -> None:
     for task, build in (("knp", knp), ("ikd", ikd)):
         parameters = inspect.signature(inspect.unwrap(build)).parameters

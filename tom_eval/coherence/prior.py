@@ -12,6 +12,7 @@ more likely a typo than a wish). Weights need not sum to 1."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,14 @@ from pathlib import Path
 from tom_eval.coherence.worlds import Domain, Task, answers, items
 from tom_eval.errors import InputError
 from tom_eval.json_fields import as_number, read_yaml
+
+PRIOR_DIGEST = "prior_sha256"
+"""The eval metadata key of a prior's digest (of its weights): `tom-eval report` tells apart
+two priors of one file name by it."""
+
+
+def prior_digest(prior: dict[str, float]) -> str:
+    return hashlib.sha256(repr(sorted(prior.items())).encode()).hexdigest()
 
 
 def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> dict[str, float]:

@@ -23,6 +23,7 @@ from tom_eval.coherence.metrics import (
     run_answers,
     validity_values,
 )
+from tom_eval.coherence.prior import PRIOR_DIGEST
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.worlds import DOMAINS, INFERENCE_TASKS, TASKS
 from tom_eval.report.charts import save
@@ -32,6 +33,8 @@ from tom_eval.report.logs import (
     in_run_order,
     json_objects,
     label_runs,
+    named_column,
+    names_by_digest,
     once_per_sample,
     refuse_missing,
 )
@@ -68,7 +71,8 @@ NO_RUN = "No coherence run has scored samples (see the warnings above)."
 def run_setting(row: dict[str, Any]) -> str:
     """How the test was run, for the run's label, so runs of other settings never merge."""
     estimator = f"coherence, estimator={row.get('task_arg_estimator', 'logprobs')}"
-    return ", ".join([estimator, *changed_settings(row, LABEL_DEFAULTS)])
+    order = {"domain": DOMAINS, "task": TASKS}
+    return ", ".join([estimator, *changed_settings(row, LABEL_DEFAULTS, order)])
 
 
 class CoherenceReport:
@@ -78,6 +82,7 @@ class CoherenceReport:
 
     def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
         """The coherence evaluations per run, and Figure 3's three panels."""
+        evals[named_column("prior")] = names_by_digest(evals, "prior", PRIOR_DIGEST)
         evals["run"] = label_runs(evals, run_setting)
         table = runs(evals, context)
         if table.empty:

@@ -17,6 +17,7 @@ import pandas as pd
 from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
 from tom_eval.errors import InputError
+from tom_eval.false_belief.item_file import ITEM_DIGEST
 from tom_eval.false_belief.parsing import on_key
 from tom_eval.report.charts import save
 from tom_eval.report.logs import (
@@ -24,6 +25,8 @@ from tom_eval.report.logs import (
     in_run_order,
     json_object,
     label_runs,
+    named_column,
+    names_by_digest,
     once_per_sample,
 )
 from tom_eval.report.section import Context
@@ -68,6 +71,7 @@ class FalseBeliefReport:
 
     def outcomes(self, evals: pd.DataFrame, context: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Each run's prompts answered and sentence steps (`outcomes`), runs labelled."""
+        evals[named_column("item_file")] = names_by_digest(evals, "item_file", ITEM_DIGEST)
         evals["run"] = label_runs(evals, run_setting)
         return outcomes(evals, context.warnings, context.quiet)
 

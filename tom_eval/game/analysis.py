@@ -54,6 +54,7 @@ from tom_eval.report.logs import (
     json_object,
     json_objects,
     label_runs,
+    named_column,
     names_by_digest,
     number,
     once_per_sample,
@@ -167,7 +168,7 @@ def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:
     trial-mode runs and their trials, game-mode games and A's turns in them."""
     evals = _newest_per_participant(evals, warnings)
     _other_reducers(evals, warnings)
-    evals["scenario_file_name"] = names_by_digest(evals, "scenario_file", SCENARIO_DIGEST)
+    evals[named_column("scenario_file")] = names_by_digest(evals, "scenario_file", SCENARIO_DIGEST)
     evals["format"] = evals.get(
         "task_arg_response_format", pd.Series("choice", index=evals.index)
     ).fillna("choice")
@@ -331,7 +332,7 @@ def _games(
 def _game_label(record: dict[str, Any]) -> str:
     """The response format, then every task argument the user changed, and for an imported
     run whether the reference asked for free text."""
-    changes = _changes(record, LABEL_DEFAULTS)
+    changes = changed_settings(record, LABEL_DEFAULTS)
     imported = json_object(record.get("metadata")).get("imported", {})
     if imported.get("free_response"):
         changes.append("reference free-response prompt")
@@ -341,17 +342,7 @@ def _game_label(record: dict[str, Any]) -> str:
 def _scenario_set(record: dict[str, Any]) -> str:
     """The scenarios a run played, as the task arguments that chose them say."""
     chosen = {name: LABEL_DEFAULTS[name] for name in SCENARIO_SET}
-    return ", ".join(_changes(record, chosen)) or "default scenarios"
-
-
-def _changes(record: dict[str, Any], defaults: dict[str, object]) -> list[str]:
-    """`name=value` for each changed task argument; a scenario file by its name."""
-    return [
-        f"scenario_file={record['scenario_file_name']}"
-        if change.startswith("scenario_file=")
-        else change
-        for change in changed_settings(record, defaults)
-    ]
+    return ", ".join(changed_settings(record, chosen)) or "default scenarios"
 
 
 def _lineup_changes(value: str | list[str]) -> str:

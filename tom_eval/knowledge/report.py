@@ -19,6 +19,7 @@ from tom_eval.report.logs import (
     in_run_order,
     json_objects,
     label_runs,
+    named_column,
     names_by_digest,
     number,
     once_per_sample,
@@ -38,6 +39,7 @@ LABEL_DEFAULTS: dict[str, dict[str, object]] = {
         "focus_on_knowledge": False,
         "sample": None,
         "sample_seed": 0,
+        "genre": None,
     },
     "ikd": {
         "data_dir": None,
@@ -46,10 +48,11 @@ LABEL_DEFAULTS: dict[str, dict[str, object]] = {
         "focus_on_knowledge": False,
         "sample": None,
         "sample_seed": 0,
+        "genre": None,
     },
 }
 """The task parameters that change what is measured (a test checks they agree with the
-tasks' defaults): a run's label names those that differ, and the genres chosen."""
+tasks' defaults): a run's label names those that differ (the genres in any order)."""
 COLUMNS = {
     "knp": ("accuracy", "knowledge_leak", "na", "invalid"),
     "ikd": (
@@ -74,14 +77,7 @@ PAPER = (
 
 def run_setting(row: dict[str, Any]) -> str:
     task = "knp" if row["task_name"] in KNP_TASKS else "ikd"
-    parts = [task] + [
-        f"data_dir={row['data_name']}" if change.startswith("data_dir=") else change
-        for change in changed_settings(row, LABEL_DEFAULTS[task])
-    ]
-    genre = row.get("task_arg_genre")
-    if isinstance(genre, str | list) and genre:
-        parts.append(f"genre={genre if isinstance(genre, str) else ','.join(genre)}")
-    return ", ".join(parts)
+    return ", ".join([task, *changed_settings(row, LABEL_DEFAULTS[task], {"genre": ()})])
 
 
 def data_names(evals: pd.DataFrame) -> pd.Series:
@@ -101,7 +97,7 @@ class KnowledgeReport:
     tasks: tuple[str, ...] = (*KNP_TASKS, *IKD_TASKS)
 
     def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
-        evals["data_name"] = data_names(evals)
+        evals[named_column("data_dir")] = data_names(evals)
         evals["run"] = label_runs(evals, run_setting)
         lines = ["## Knowledge-state tasks (KNP, IKD)", "", PAPER, ""]
         for task, names in (("knp", KNP_TASKS), ("ikd", IKD_TASKS)):

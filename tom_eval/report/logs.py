@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -297,7 +297,9 @@ def once_per_sample(
     ).sort_values(["completed", "rank"], kind="stable")
     sessions = ranked[~ranked["person"]]
     repeated = sessions.duplicated(["run", "session", "id", "epoch"], keep="last")
-    for run, count in sessions.loc[repeated, "run"].value_counts().sort_index().items():
+    # Samples, not sample-epochs: a sample of two epochs in two logs is one sample repeated.
+    shared = sessions.loc[repeated].drop_duplicates(["run", "session", "id"])
+    for run, count in shared["run"].value_counts().sort_index().items():
         warnings.append(
             f"{run}: {count} sample(s) also in a later or fuller log of the run; each counted once"
         )
@@ -599,16 +601,43 @@ def task_argument(value: Any) -> Any:
     return value
 
 
-def changed_settings(row: dict[str, Any], defaults: dict[str, object]) -> list[str]:
-    """`name=value` for each task argument of an eval row that differs from its default."""
+def changed_settings(
+    row: dict[str, Any],
+    defaults: dict[str, object],
+    name_sets: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """`name=value` for each task argument of an eval row that differs from its default.
+    A file or folder is shown by the row's `named_column` where it has one (`names_by_digest`:
+    one file given by two paths is one run); an argument of `name_sets` is a choice of names
+    in no order (`name_set`), so `task=BI,AP` is `task=AP,BI`."""
     parts = []
     for name, default in defaults.items():
         value = row.get(f"task_arg_{name}")
         if value is None or (isinstance(value, float) and math.isnan(value)):
             continue
         value = task_argument(value)
-        if isinstance(value, list):
+        if isinstance(row.get(named_column(name)), str):
+            value = row[named_column(name)]
+        elif name_sets and name in name_sets:
+            value, default = name_set(value, name_sets[name]), name_set(default, name_sets[name])
+        elif isinstance(value, list):
             value = ",".join(str(v) for v in value)
         if str(value).lower() != str(default).lower():
             parts.append(f"{name}={value}")
     return parts
+
+
+def named_column(argument: str) -> str:
+    """The eval column showing a file or folder argument by its name (`names_by_digest`); a
+    name with a space, so it is no column of Inspect's (`task_name` is)."""
+    return f"{argument} by name"
+
+
+def name_set(value: object, order: Sequence[str] = ()) -> str:
+    """A choice of names (comma-separated, or the list Inspect makes of them) as one text:
+    each name once, those of `order` in its order, then the rest alphabetically, as a task
+    reads a choice whose order means nothing."""
+    given = value if isinstance(value, list) else [] if value is None else str(value).split(",")
+    distinct = dict.fromkeys(text for part in given if (text := str(part).strip()))
+    rank = {name: place for place, name in enumerate(order)}
+    return ",".join(sorted(distinct, key=lambda name: (rank.get(name, len(rank)), name)))
