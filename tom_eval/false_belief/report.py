@@ -30,7 +30,7 @@ from tom_eval.report.logs import (
     once_per_sample,
 )
 from tom_eval.report.section import Context
-from tom_eval.report.stats import wilson
+from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
 
 PAPER = (
@@ -121,8 +121,9 @@ def _section(prompts: pd.DataFrame, steps: pd.DataFrame, out: Path) -> list[str]
         "Shares are over the standard stories' prompts (false belief belief: the belief "
         "prompts of the false-belief stories; controls: every prompt of the true-belief "
         "controls); perturbations are scored apart. On key: the share of those prompts whose "
-        "first word names one of the two key words (the rest are scored wrong). The solved "
-        "interval is Wilson's, 95%.",
+        "first word names one of the two key words (the rest are scored wrong). Tasks counts "
+        "each task once per epoch (and per person, for people's sessions); the solved "
+        f"interval is Wilson's, 95%, over those: {EPOCHS_AS_TRIALS}.",
         "",
         markdown(view),
         "",

@@ -19,6 +19,7 @@ from tom_eval.game.narration import narrate, question_line
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.spec import EXTRAS, read_mastery, slug
 from tom_eval.report.section import Context
+from tom_eval.report.stats import EPOCHS_AS_TRIALS
 from tom_eval.report.tables import csv, intervals, make_folder, markdown
 
 SUMMARY_TEXT = (
@@ -26,8 +27,7 @@ SUMMARY_TEXT = (
     "Teammate) of the share optimal: always passing scores 1/3 whatever the mix of the "
     "three. Intervals "
     "are 95% (Wilson for shares; adjusted Wald of Price and Bonett for balanced accuracy). "
-    "Trials are sample-epochs: with several epochs of a near-deterministic model the "
-    "intervals are too narrow."
+    f"Trials are sample-epochs: {EPOCHS_AS_TRIALS}."
 )
 MASTERY_TEXT = (
     "Each category is a weighted share of successes over its components' scenarios "

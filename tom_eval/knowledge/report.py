@@ -25,7 +25,7 @@ from tom_eval.report.logs import (
     once_per_sample,
 )
 from tom_eval.report.section import Context
-from tom_eval.report.stats import wilson
+from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import csv, interval, markdown
 
 KNP_TASKS = ("knp", "tom_eval/knp")
@@ -99,7 +99,11 @@ class KnowledgeReport:
     def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
         evals[named_column("data_dir")] = data_names(evals)
         evals["run"] = label_runs(evals, run_setting)
-        lines = ["## Knowledge-state tasks (KNP, IKD)", "", PAPER, ""]
+        intervals = (
+            "Intervals are Wilson's, 95%, over the samples each rate counts (n), each epoch "
+            f"of a sample a trial: {EPOCHS_AS_TRIALS}."
+        )
+        lines = ["## Knowledge-state tasks (KNP, IKD)", "", PAPER, "", intervals, ""]
         for task, names in (("knp", KNP_TASKS), ("ikd", IKD_TASKS)):
             mine = evals[evals["task_name"].isin(names)]
             if mine.empty:

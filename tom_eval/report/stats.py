@@ -12,6 +12,13 @@ from statistics import NormalDist
 Z95 = NormalDist().inv_cdf(0.975)
 
 
+EPOCHS_AS_TRIALS = (
+    "with several epochs of a near-deterministic model the intervals are too narrow (the "
+    "epochs of one sample are not independent trials)"
+)
+"""What every section says of its intervals: each sample-epoch counts as a trial."""
+
+
 def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval of a proportion; (nan, nan) without trials."""
     if trials == 0:
