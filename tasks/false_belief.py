@@ -33,6 +33,9 @@ from tom_eval.task_args import (
     whole_number,
 )
 
+SAMPLES = 100
+"""Completions per prompt for the sampling estimator (and logprobs' fallback)."""
+
 
 @task
 def false_belief(
@@ -42,7 +45,7 @@ def false_belief(
     item_file: str | None = None,
     perturbations: bool = False,
     estimator: str = "first_word",
-    samples: int = 100,
+    samples: int = SAMPLES,
     sentence_by_sentence: bool = False,
     prefix: bool = True,
     sample: int | None = None,
@@ -83,6 +86,12 @@ def false_belief(
         samples = whole_number("samples", samples, minimum=0, maximum=MAX_DRAWS)
         if chosen != "first_word" and samples < 1:
             raise InputError(f"estimator {chosen} needs samples of 1 or more")
+        if chosen == "first_word" and samples != SAMPLES:
+            # It would change nothing but the run's label, which it would split.
+            raise InputError(
+                "samples is for the sampling and logprobs estimators (first_word reads one "
+                "completion): add -T estimator=sampling, or drop samples"
+            )
         size, subset_seed = subset_arguments(sample, sample_seed)
         seed, file = whole_number("seed", seed), file_name("item_file", item_file)
         perturbations = flag("perturbations", perturbations)

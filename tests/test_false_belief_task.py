@@ -148,7 +148,8 @@ PERTURBED = {"contents": 1, "transfer": 0, "perturbations": True}
 def test_an_empty_reply_is_wrong_under_every_estimator(tmp_path: Path, estimator: str) -> None:
     """Even where no key is wanted (a protagonist who cannot read): an empty reply names
     no key, but it is no answer either, for the draws as for the one reply."""
-    log = run(tmp_path, scripted("", False), estimator=estimator, samples=3, **PERTURBED)
+    draws = {"samples": 3} if estimator == "sampling" else {}
+    log = run(tmp_path, scripted("", False), estimator=estimator, **draws, **PERTURBED)
     answered = completions(log)
     assert any(c["expected"] is None for c in answered)
     assert not any(c["correct"] for c in answered)
@@ -177,6 +178,7 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"contents": 0, "transfer": 0}, "no tasks"),
         ({"contents": True}, "contents must be a whole number"),
         ({"estimator": "sampling", "samples": 0}, "needs samples of 1 or more"),
+        ({"samples": 5}, "samples is for the sampling and logprobs estimators"),
         ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
         ({"item_file": 1}, "item_file must be a file name, not '1'"),
         ({"item_file": "items.jsonl", "perturbations": True}, "drop them with item_file"),
@@ -338,14 +340,15 @@ def test_logprobs_count_whole_words_plurals_and_pieces_not_articles(tmp_path: Pa
 
 def test_a_protagonist_who_cannot_read_is_judged_alike_by_every_estimator(tmp_path: Path) -> None:
     for estimator in ("first_word", "logprobs", "sampling"):
+        draws = {} if estimator == "first_word" else {"samples": 20}
         log = run(
             tmp_path / estimator,
             "tom/reality-biased",
             perturbations=True,
             estimator=estimator,
-            samples=20,
             contents=1,
             transfer=0,
+            **draws,
         )
         assert metric(log, "cannot_read") == 1.0
         assert metric(log, "false_belief") == 0.5
