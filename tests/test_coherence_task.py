@@ -274,6 +274,26 @@ def test_tasks_and_domains_in_another_order_are_one_run(tmp_path: Path) -> None:
     assert runs == ["tom/rational [default] (coherence, estimator=logprobs, task=AP,BI)"]
 
 
+def test_a_run_without_what_an_evaluation_needs_is_said_to_lack_it(tmp_path: Path) -> None:
+    """Without AP, no Bayesian correlation or validity; with one domain, no cross-domain
+    consistency: each said, so that an absent row is not read as a failure."""
+    run(tmp_path / "logs", "tom/rational", limit=4, domain="movie", task="BI")
+    run(tmp_path / "logs", "tom/rational", task="AP,BI", sample=8)
+    write_report([tmp_path / "logs"], report_sections(), tmp_path / "report")
+    notes = [
+        line
+        for line in (tmp_path / "report" / "report.md").read_text().splitlines()
+        if line.startswith("tom/rational") and ": no " in line
+    ]
+    assert notes == [
+        "tom/rational [default] (coherence, estimator=logprobs, domain=movie, task=BI): no "
+        "Bayesian correlation or validity (they need the action predictions, AP, and an "
+        "inference task, DI, BI or BDI, of one domain in the run).",
+        "tom/rational [default] (coherence, estimator=logprobs, domain=movie, task=BI): no "
+        "cross-domain consistency (it needs a task run in both domains).",
+    ]
+
+
 def test_a_log_that_lost_its_sample_entries_is_named_as_damaged(tmp_path: Path) -> None:
     """Not skipped as if written with --no-log-samples: its header counts samples it lacks."""
     folder = tmp_path / "run"

@@ -104,9 +104,39 @@ class CoherenceReport:
             "",
             markdown(view.map(cell)),
             "",
+            *missing_evaluations(table),
             f"![Coherence, as the paper's Figure 3]({path.name})",
             "",
         ]
+
+
+BAYESIAN: list[tuple[str, str]] = [
+    (f"{d} {t}", f"{d}_{t}_r") for d in DOMAINS for t in INFERENCE_TASKS
+]
+VALIDITY: list[tuple[str, str]] = [
+    (f"{d} {t}", f"{d}_{t}_validity") for d in DOMAINS for t in INFERENCE_TASKS
+]
+CROSS_DOMAIN: list[tuple[str, str]] = [(task, f"{task}_cross_domain_r") for task in TASKS]
+"""Figure 3's bars: (label, column of the run's table) for each evaluation."""
+
+
+def missing_evaluations(table: pd.DataFrame) -> list[str]:
+    """A line for each run that lacks an evaluation of the paper for want of what it needs,
+    so that a missing row is not read as a failure to compute it."""
+    needs = (
+        (
+            "no Bayesian correlation or validity (they need the action predictions, AP, and "
+            "an inference task, DI, BI or BDI, of one domain in the run)",
+            BAYESIAN,
+        ),
+        ("no cross-domain consistency (it needs a task run in both domains)", CROSS_DOMAIN),
+    )
+    lines = []
+    for row in table.to_dict("records"):
+        for missing, groups in needs:
+            if not any(math.isfinite(_number(row.get(column))) for _, column in groups):
+                lines += [f"{row['run']}: {missing}.", ""]
+    return lines
 
 
 def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
@@ -196,21 +226,9 @@ def _mean(values: list[Any]) -> float:
 def figure_3(table: pd.DataFrame, path: Path) -> Path:
     """Three panels like the paper's Figure 3, one bar per run in each group."""
     panels: tuple[tuple[str, list[tuple[str, str]], tuple[float, float]], ...] = (
-        (
-            "A. Bayesian: direct vs inverted (r)",
-            [(f"{d} {t}", f"{d}_{t}_r") for d in DOMAINS for t in INFERENCE_TASKS],
-            (-1.0, 1.0),
-        ),
-        (
-            "B. Validity (share of inferences)",
-            [(f"{d} {t}", f"{d}_{t}_validity") for d in DOMAINS for t in INFERENCE_TASKS],
-            (0.0, 1.0),
-        ),
-        (
-            "C. Cross-domain consistency (r)",
-            [(task, f"{task}_cross_domain_r") for task in TASKS],
-            (-1.0, 1.0),
-        ),
+        ("A. Bayesian: direct vs inverted (r)", BAYESIAN, (-1.0, 1.0)),
+        ("B. Validity (share of inferences)", VALIDITY, (0.0, 1.0)),
+        ("C. Cross-domain consistency (r)", CROSS_DOMAIN, (-1.0, 1.0)),
     )
     figure, axes = plt.subplots(1, 3, figsize=(16, 4.5))
     width = 0.8 / max(1, len(table))
@@ -224,7 +242,12 @@ def figure_3(table: pd.DataFrame, path: Path) -> Path:
         axis.set_ylim(*limits)
         axis.axhline(0, color="black", linewidth=0.5)
         axis.set_title(title)
-    axes[0].legend(fontsize="small", loc="lower left")
+        if table.reindex(columns=[column for _, column in groups]).isna().all(axis=None):
+            axis.text(0.5, 0.6, "no run has these", ha="center", transform=axis.transAxes)
+    # Below the panels: inside one, it could hide a bar near the axis' end.
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.tight_layout()
+    figure.legend(handles, labels, fontsize="small", loc="upper left", bbox_to_anchor=(0.01, 0))
     return save(figure, path)
 
 
