@@ -285,13 +285,20 @@ def test_a_run_without_what_an_evaluation_needs_is_said_to_lack_it(tmp_path: Pat
         for line in (tmp_path / "report" / "report.md").read_text().splitlines()
         if line.startswith("tom/rational") and ": no " in line
     ]
+    one = "tom/rational [default] (coherence, estimator=logprobs, domain=movie, task=BI): no "
     assert notes == [
-        "tom/rational [default] (coherence, estimator=logprobs, domain=movie, task=BI): no "
-        "Bayesian correlation or validity (they need the action predictions, AP, and an "
-        "inference task, DI, BI or BDI, of one domain in the run).",
-        "tom/rational [default] (coherence, estimator=logprobs, domain=movie, task=BI): no "
-        "cross-domain consistency (it needs a task run in both domains).",
+        f"{one}Bayesian correlation or validity: they need the action predictions (AP) and an "
+        "inference task (DI, BI or BDI), and the run has task=BI, domain=movie.",
+        f"{one}cross-domain consistency: it needs both domains, and the run has task=BI, "
+        "domain=movie.",
     ]
+    # Both in its settings, yet too few items to compute them: said as such.
+    run(tmp_path / "few", "tom/rational", task="AP,DI", sample=2)
+    write_report([tmp_path / "few"], report_sections(), tmp_path / "few-report")
+    assert (
+        "(coherence, estimator=logprobs, task=AP,DI, sample=2): no Bayesian correlation or "
+        "validity: its items could not give them (too few, or answers without variance)."
+    ) in (tmp_path / "few-report" / "report.md").read_text()
 
 
 def test_a_log_that_lost_its_sample_entries_is_named_as_damaged(tmp_path: Path) -> None:

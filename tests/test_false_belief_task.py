@@ -10,10 +10,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -310,6 +311,17 @@ def test_one_item_file_by_two_paths_is_one_run_and_two_files_of_one_name_two(
     report = (tmp_path / "out" / "report.md").read_text()
     runs = sorted(set(re.findall(r"item_file=items\.jsonl#[0-9a-f]{8}", report)))
     assert len(runs) == 2, report
+    # Logs from before the digest was kept are labelled by the path given, as they were.
+    for path in (tmp_path / "logs").glob("*.eval"):
+        log = read_eval_log(str(path))
+        assert log.eval.metadata is not None
+        del log.eval.metadata["item_file_sha256"]
+        write_eval_log(log, str(path))
+    assert main(["report", str(tmp_path / "logs"), "--out", str(tmp_path / "old"), "--quiet"]) == 0
+    old = pd.read_csv(tmp_path / "old" / "false_belief.csv")["run"]
+    assert sorted(re.sub(r".*item_file=", "", run) for run in old) == sorted(
+        ["items.jsonl)", f"{items})", f"{other})"]
+    )
 
 
 def test_an_item_whose_prompts_clash_is_a_one_line_error(tmp_path: Path) -> None:

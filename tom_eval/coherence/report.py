@@ -33,10 +33,12 @@ from tom_eval.report.logs import (
     in_run_order,
     json_objects,
     label_runs,
+    name_set,
     named_column,
     names_by_digest,
     once_per_sample,
     refuse_missing,
+    task_argument,
 )
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
@@ -82,7 +84,9 @@ class CoherenceReport:
 
     def write(self, evals: pd.DataFrame, context: Context) -> list[str]:
         """The coherence evaluations per run, and Figure 3's three panels."""
-        evals[named_column("prior")] = names_by_digest(evals, "prior", PRIOR_DIGEST)
+        evals[named_column("prior")] = names_by_digest(
+            evals, "prior", PRIOR_DIGEST, undigested_by_path=True
+        )
         evals["run"] = label_runs(evals, run_setting)
         table = runs(evals, context)
         if table.empty:
@@ -104,7 +108,7 @@ class CoherenceReport:
             "",
             markdown(view.map(cell)),
             "",
-            *missing_evaluations(table),
+            *missing_evaluations(table, evals),
             f"![Coherence, as the paper's Figure 3]({path.name})",
             "",
         ]
@@ -120,23 +124,50 @@ CROSS_DOMAIN: list[tuple[str, str]] = [(task, f"{task}_cross_domain_r") for task
 """Figure 3's bars: (label, column of the run's table) for each evaluation."""
 
 
-def missing_evaluations(table: pd.DataFrame) -> list[str]:
-    """A line for each run that lacks an evaluation of the paper for want of what it needs,
-    so that a missing row is not read as a failure to compute it."""
-    needs = (
-        (
-            "no Bayesian correlation or validity (they need the action predictions, AP, and "
-            "an inference task, DI, BI or BDI, of one domain in the run)",
-            BAYESIAN,
-        ),
-        ("no cross-domain consistency (it needs a task run in both domains)", CROSS_DOMAIN),
-    )
+def missing_evaluations(table: pd.DataFrame, evals: pd.DataFrame) -> list[str]:
+    """A line for each run without an evaluation of the paper, saying why: what it needs is
+    not among the run's settings (`evals` has each log's `run` and task arguments), or its
+    items could not give it. So an absent row is not read as a failure of the model."""
+    settings = evals.drop_duplicates("run").set_index("run")
     lines = []
     for row in table.to_dict("records"):
-        for missing, groups in needs:
-            if not any(math.isfinite(_number(row.get(column))) for _, column in groups):
-                lines += [f"{row['run']}: {missing}.", ""]
+        chosen = settings.loc[row["run"]]
+        domains, tasks = _chosen(chosen, "domain"), _chosen(chosen, "task")
+        inverted = "AP" in tasks and any(task in tasks for task in INFERENCE_TASKS)
+        needs = (
+            (
+                "Bayesian correlation or validity",
+                BAYESIAN + VALIDITY,
+                inverted,
+                "they need the action predictions (AP) and an inference task (DI, BI or BDI)",
+                "them",
+            ),
+            (
+                "cross-domain consistency",
+                CROSS_DOMAIN,
+                len(domains) > 1,
+                "it needs both domains",
+                "it",
+            ),
+        )
+        for evaluation, groups, possible, wanted, pronoun in needs:
+            if any(math.isfinite(_number(row.get(column))) for _, column in groups):
+                continue
+            why = (
+                f"its items could not give {pronoun} (too few, or answers without variance)"
+                if possible
+                else f"{wanted}, and the run has task={','.join(tasks)}, domain={','.join(domains)}"
+            )
+            lines += [f"{row['run']}: no {evaluation}: {why}.", ""]
     return lines
+
+
+def _chosen(settings: pd.Series, name: str) -> list[str]:
+    """The domains or tasks a run chose, as the task reads them."""
+    value = settings.get(f"task_arg_{name}")
+    given = task_argument(value) if isinstance(value, str | list) else LABEL_DEFAULTS[name]
+    order = DOMAINS if name == "domain" else TASKS
+    return name_set(given, order).split(",")
 
 
 def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:

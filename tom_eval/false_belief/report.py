@@ -71,7 +71,9 @@ class FalseBeliefReport:
 
     def outcomes(self, evals: pd.DataFrame, context: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Each run's prompts answered and sentence steps (`outcomes`), runs labelled."""
-        evals[named_column("item_file")] = names_by_digest(evals, "item_file", ITEM_DIGEST)
+        evals[named_column("item_file")] = names_by_digest(
+            evals, "item_file", ITEM_DIGEST, undigested_by_path=True
+        )
         evals["run"] = label_runs(evals, run_setting)
         return outcomes(evals, context.warnings, context.quiet)
 

@@ -181,13 +181,21 @@ ZIP_END_MISSING = "EOCD not found"
 every zip archive."""
 
 
+UNABLE_TO_READ = "Unable to read log file"
+"""How Inspect wraps the error of a JSON log it cannot parse (the cause holds the reason)."""
+
+
 def _why(error: Exception) -> str:
     """Why Inspect could not read a log or a part of it, in one line."""
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        return f"not of Inspect's log format at {'.'.join(map(str, first['loc']))}: {first['msg']}"
+        where = f" at {'.'.join(map(str, first['loc']))}" if first["loc"] else ""
+        return f"not of Inspect's log format{where}: {first['msg']}"
     if isinstance(error, json.JSONDecodeError):
         return f"not valid JSON: {error.msg}"
+    if isinstance(error.__cause__, Exception) and str(error).startswith(UNABLE_TO_READ):
+        # Inspect's words name the file, which the line names already; the cause says why.
+        return _why(error.__cause__)
     if str(error) == ZIP_END_MISSING:
         return "cut short, or not a zip archive: the directory at a .eval file's end is missing"
     return str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -447,14 +455,20 @@ def in_run_order(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def names_by_digest(
-    evals: pd.DataFrame, argument: str, digest_key: str, source_key: str | None = None
+    evals: pd.DataFrame,
+    argument: str,
+    digest_key: str,
+    source_key: str | None = None,
+    undigested_by_path: bool = False,
 ) -> list[str | None]:
     """Each run's file or folder (the task argument `argument`; the path the task read, in
     the eval metadata's `source_key`, where it keeps one), None where it gave none, by its
     name, since one is often given by several paths, with the start of its content's digest
     (the metadata's `digest_key`) when those of one name differ (`scenarios.jsonl` of two
     seeds), so their runs are never pooled. A log from before the digest was kept has none:
-    it joins the others of its name unless two digests of that name differ."""
+    it joins the others of its name unless two digests of that name differ; or, if
+    `undigested_by_path` (a digest newer than the labels by name), it keeps the path it was
+    given, as its label did, so that two files of one name are never pooled by mistake."""
     given = evals.get(f"task_arg_{argument}", pd.Series(None, index=evals.index))
     metadata = [
         json_object(entry) for entry in evals.get("metadata", pd.Series(None, index=evals.index))
@@ -465,9 +479,16 @@ def names_by_digest(
         else str(entry.get(source_key, path) if source_key else path)
         for path, entry in zip(given, metadata, strict=True)
     ]
-    # A folder given as "." has no name of its own: it keeps its text.
-    names = [None if path is None else Path(path).name or path for path in paths]
     digests = [entry.get(digest_key) or None for entry in metadata]
+    # A folder given as "." has no name of its own: it keeps its text.
+    names = [
+        None
+        if path is None
+        else path
+        if undigested_by_path and digest is None
+        else Path(path).name or path
+        for path, digest in zip(paths, digests, strict=True)
+    ]
     versions: dict[str, set[str]] = {}
     for name, digest in zip(names, digests, strict=True):
         if name is not None:
