@@ -19,11 +19,12 @@ from inspect_ai.model import GenerateConfig
 from scorers.coherence import coherence_metrics, coherence_scorer
 from tom_eval.coherence.dataset import coherence_dataset
 from tom_eval.coherence.parsing import DEFAULT_FLOOR
-from tom_eval.coherence.prior import PRIOR_DIGEST, prior_digest, read_prior
+from tom_eval.coherence.prior import PRIOR_DIGEST, read_prior
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import ESTIMATORS, infer_distribution
 from tom_eval.coherence.worlds import DOMAINS, TASKS
 from tom_eval.errors import InputError, user_path
+from tom_eval.json_fields import content_digest
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import subset_arguments
@@ -106,7 +107,7 @@ def coherence(
         version="1-B",
         metadata={"estimator": estimator}
         | subset
-        | ({PRIOR_DIGEST: prior_digest(weights)} if weights else {}),
+        | ({PRIOR_DIGEST: content_digest(sorted(weights.items()))} if weights else {}),
     )
 
 

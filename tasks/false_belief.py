@@ -17,9 +17,10 @@ from scorers.false_belief import false_belief_scorer
 from tom_eval.errors import InputError, user_path
 from tom_eval.false_belief.dataset import false_belief_dataset
 from tom_eval.false_belief.generation import generate_items
-from tom_eval.false_belief.item_file import ITEM_DIGEST, items_digest, read_items
+from tom_eval.false_belief.item_file import ITEM_DIGEST, read_items
 from tom_eval.false_belief.prompts import CHAT_PREFIX
 from tom_eval.false_belief.solver import ESTIMATORS, complete_stories
+from tom_eval.json_fields import content_digest
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
@@ -106,7 +107,7 @@ def false_belief(
                     "drop them with item_file (the file holds its tasks)"
                 )
             items, name = read_items(user_path(file)), file
-            file_metadata = {ITEM_DIGEST: items_digest(items)}
+            file_metadata = {ITEM_DIGEST: content_digest(items)}
         else:
             items = generate_items(contents, transfer, seed, perturbations)
             name = f"tom-eval false-belief seed {seed}"

@@ -4,6 +4,7 @@ file (the mastery categories, a prior) the same way."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
@@ -61,6 +62,14 @@ def load_json(text: str, where: str, one_line: bool = False) -> Any:
         return json.loads(text)
     except READ_ERRORS as error:
         raise InputError(f"{where}: {json_problem(error, one_line)}") from None
+
+
+def content_digest(content: object) -> str:
+    """The SHA-256 of what was read from a user's file or folder (its repr), which the eval
+    metadata keeps: one content given by two paths, or saved again, has one digest, and
+    `tom-eval report` tells apart two of one name by it. A mapping is given as sorted items,
+    so that its order does not count."""
+    return hashlib.sha256(repr(content).encode()).hexdigest()
 
 
 def read_yaml(path: Path) -> Any:

@@ -159,11 +159,17 @@ def one_of(name: str, value: object, allowed: tuple[Choice, ...]) -> Choice:
     raise InputError(f"{name} must be one of {', '.join(allowed)}, not {_given(value)}")
 
 
+def split_names(given: object) -> list[str]:
+    """Names separated by commas, or the list Inspect makes of them: distinct, in the order
+    given, white space and empty parts dropped."""
+    parts = given if isinstance(given, list) else [] if given is None else str(given).split(",")
+    return list(dict.fromkeys(text for part in parts if (text := str(part).strip())))
+
+
 def names(name: str, given: object, allowed: Collection[str]) -> list[str]:
     """Names separated by commas (or the list Inspect makes of them), each in `allowed`,
     at least one; distinct, in the order given."""
-    parts = given if isinstance(given, list) else [] if given is None else str(given).split(",")
-    wanted = list(dict.fromkeys(text for part in parts if (text := str(part).strip())))
+    wanted = split_names(given)
     unknown = [text for text in wanted if text not in allowed]
     if unknown:
         raise InputError(f"{name} must be among {', '.join(allowed)}, not '{', '.join(unknown)}'")

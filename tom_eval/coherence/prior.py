@@ -12,7 +12,6 @@ more likely a typo than a wish). Weights need not sum to 1."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,10 +23,6 @@ from tom_eval.json_fields import as_number, read_yaml
 PRIOR_DIGEST = "prior_sha256"
 """The eval metadata key of a prior's digest (of its weights): `tom-eval report` tells apart
 two priors of one file name by it."""
-
-
-def prior_digest(prior: dict[str, float]) -> str:
-    return hashlib.sha256(repr(sorted(prior.items())).encode()).hexdigest()
 
 
 def read_prior(path: Path, domains: Sequence[Domain], tasks: Sequence[Task]) -> dict[str, float]:

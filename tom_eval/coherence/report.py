@@ -277,7 +277,6 @@ def figure_3(table: pd.DataFrame, path: Path) -> Path:
             axis.text(0.5, 0.6, "no run has these", ha="center", transform=axis.transAxes)
     # Below the panels: inside one, it could hide a bar near the axis' end.
     handles, labels = axes[0].get_legend_handles_labels()
-    figure.tight_layout()
     figure.legend(handles, labels, fontsize="small", loc="upper left", bbox_to_anchor=(0.01, 0))
     return save(figure, path)
 

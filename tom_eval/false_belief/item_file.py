@@ -39,7 +39,6 @@ Blank lines are ignored. `write_items` writes this format with every story prese
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any, cast
@@ -99,10 +98,6 @@ ITEM_DIGEST = "item_file_sha256"
 """The eval metadata key of an item file's digest (of the items read, so a file given by
 two paths, or re-saved, is one run): `tom-eval report` tells apart two files of one name
 by it."""
-
-
-def items_digest(items: list[Item]) -> str:
-    return hashlib.sha256(repr(items).encode()).hexdigest()
 
 
 def read_items(path: Path) -> list[Item]:

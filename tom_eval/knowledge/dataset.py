@@ -9,7 +9,6 @@ every item in both orders (two samples joined by `item` for order consistency), 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import random
 from collections.abc import Collection, Sequence
@@ -17,6 +16,7 @@ from typing import Literal
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from tom_eval.json_fields import content_digest
 from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
 from tom_eval.knowledge.records import ErrorStory, IkdData, KnpData, KnpItem, OriginalStory
 from tom_eval.task_args import names
@@ -172,7 +172,7 @@ def source_metadata(task: str, origin: str, data: KnpData | IkdData) -> dict[str
         "distinct_records": distinct,
         "duplicates": duplicates,
         # The records are frozen dataclasses of text and numbers: their repr is stable.
-        DATA_DIGEST: hashlib.sha256(repr(data).encode()).hexdigest(),
+        DATA_DIGEST: content_digest(data),
     }
 
 

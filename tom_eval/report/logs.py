@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from tom_eval.errors import InputError
 from tom_eval.json_fields import LARGEST
+from tom_eval.task_args import split_names
 
 CALL_CONFIG = (
     "max_retries",
@@ -658,7 +659,6 @@ def name_set(value: object, order: Sequence[str] = ()) -> str:
     """A choice of names (comma-separated, or the list Inspect makes of them) as one text:
     each name once, those of `order` in its order, then the rest alphabetically, as a task
     reads a choice whose order means nothing."""
-    given = value if isinstance(value, list) else [] if value is None else str(value).split(",")
-    distinct = dict.fromkeys(text for part in given if (text := str(part).strip()))
     rank = {name: place for place, name in enumerate(order)}
+    distinct = split_names(value)
     return ",".join(sorted(distinct, key=lambda name: (rank.get(name, len(rank)), name)))
