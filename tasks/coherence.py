@@ -30,6 +30,7 @@ from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import subset_arguments
 from tom_eval.task_args import (
     MAX_DRAWS,
+    NOT_GIVEN,
     file_name,
     names,
     one_of,
@@ -48,11 +49,11 @@ def coherence(
     task: str | list[str] = "AP,DI,BI,BDI",
     estimator: str = "logprobs",
     samples: int = 100,
-    prior: str | None = None,
+    prior: str = NOT_GIVEN,
     cost: float = DEFAULT_COST,
     temperature: float = DEFAULT_TEMPERATURE,
     floor: float = DEFAULT_FLOOR,
-    sample: int | None = None,
+    sample: int | str = NOT_GIVEN,
     sample_seed: int = 0,
     **unknown: Any,
 ) -> Task:

@@ -26,6 +26,7 @@ from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import (
     MAX_DRAWS,
+    NOT_GIVEN,
     file_name,
     flag,
     one_of,
@@ -43,13 +44,13 @@ def false_belief(
     contents: int = 20,
     transfer: int = 20,
     seed: int = 0,
-    item_file: str | None = None,
+    item_file: str = NOT_GIVEN,
     perturbations: bool = False,
     estimator: str = "first_word",
     samples: int = SAMPLES,
     sentence_by_sentence: bool = False,
     prefix: bool = True,
-    sample: int | None = None,
+    sample: int | str = NOT_GIVEN,
     sample_seed: int = 0,
     **unknown: Any,
 ) -> Task:

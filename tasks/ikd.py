@@ -28,17 +28,24 @@ from tom_eval.knowledge.records import load_ikd
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
-from tom_eval.task_args import flag, one_of, refuse_misspelt, task_arguments
+from tom_eval.task_args import (
+    NOT_GIVEN,
+    file_name,
+    flag,
+    one_of,
+    refuse_misspelt,
+    task_arguments,
+)
 
 
 @task
 def ikd(
-    data_dir: str | None = None,
+    data_dir: str = NOT_GIVEN,
     stories: str = "all",
     highlight: str = "none",
     focus_on_knowledge: bool = False,
-    genre: str | list[str] | None = None,
-    sample: int | None = None,
+    genre: str | list[str] = NOT_GIVEN,
+    sample: int | str = NOT_GIVEN,
     sample_seed: int = 0,
     **unknown: Any,
 ) -> Task:
@@ -74,7 +81,8 @@ def ikd(
                 "(an original story has no erroneous event to highlight)"
             )
         size, subset_seed = subset_arguments(sample, sample_seed)
-        data, origin = load_ikd(user_path(str(data_dir)) if data_dir else None)
+        folder = file_name("data_dir", data_dir, kind="folder")
+        data, origin = load_ikd(user_path(folder) if folder else None)
         present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
         genres = chosen_genres(genre, present)
     dataset, subset = sample_subset(

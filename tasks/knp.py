@@ -27,18 +27,26 @@ from tom_eval.knowledge.records import load_knp
 from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
-from tom_eval.task_args import flag, one_of, refuse_misspelt, task_arguments, whole_number
+from tom_eval.task_args import (
+    NOT_GIVEN,
+    file_name,
+    flag,
+    one_of,
+    refuse_misspelt,
+    task_arguments,
+    whole_number,
+)
 
 
 @task
 def knp(
-    data_dir: str | None = None,
+    data_dir: str = NOT_GIVEN,
     order: str = "seeded",
     seed: int = 0,
     open_ended: bool = False,
     focus_on_knowledge: bool = False,
-    genre: str | list[str] | None = None,
-    sample: int | None = None,
+    genre: str | list[str] = NOT_GIVEN,
+    sample: int | str = NOT_GIVEN,
     sample_seed: int = 0,
     **unknown: Any,
 ) -> Task:
@@ -75,7 +83,8 @@ def knp(
         if open_question:  # the judge plays it too (by default the model itself)
             refuse_unplayable(OPEN_KNP, role="grader")
         show_progress()
-        data, origin = load_knp(user_path(str(data_dir)) if data_dir else None)
+        folder = file_name("data_dir", data_dir, kind="folder")
+        data, origin = load_knp(user_path(folder) if folder else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
     both = chosen_order == "both"
     dataset, subset = sample_subset(

@@ -36,9 +36,11 @@ from tom_eval.progress import show_progress
 from tom_eval.providers.base import refuse_unplayable
 from tom_eval.sampling import by_metadata, sample_subset, subset_arguments
 from tom_eval.task_args import (
+    NOT_GIVEN,
     file_name,
     flag,
     one_of,
+    optional,
     refuse_misspelt,
     task_arguments,
     whole_number,
@@ -61,7 +63,7 @@ def tom(
     extras: str | list[str] = "0A,0B,1A,1B",
     reps: int = SHIPPED_REPS,
     seed: int = 0,
-    scenario_file: str | None = None,
+    scenario_file: str = NOT_GIVEN,
     response_format: str = "choice",
     lineup: str | list[str] = "default",
     lose: bool = False,
@@ -70,9 +72,9 @@ def tom(
     turns: int = TURNS,
     history: str = "none",
     structured: bool = False,
-    sample: int | None = None,
+    sample: int | str = NOT_GIVEN,
     sample_seed: int = 0,
-    ladder: str | None = None,
+    ladder: str = NOT_GIVEN,
     levels: str | int | list[int | str] = "0,2,4,8,16,32",
     **unknown: Any,
 ) -> Task:
@@ -121,7 +123,7 @@ def tom(
         mode = one_of("mode", mode, MODES)
         history = one_of("history", history, HISTORY_MODES)
         reps, seed = whole_number("reps", reps, minimum=1), whole_number("seed", seed)
-        scenario_file = file_name("scenario_file", scenario_file)
+        file = file_name("scenario_file", scenario_file)
         lose, structured = flag("lose", lose), flag("structured", structured)
         if structured and mode == "game":
             raise InputError("structured output is for trial mode (mode=trial)")
@@ -130,18 +132,19 @@ def tom(
         if mode == "trial" and (games, turns, history) != (GAMES, TURNS, "none"):
             raise InputError("games, turns and history are for whole games: add -T mode=game")
         size, subset_seed = subset_arguments(sample, sample_seed)
-        if ladder is None:
-            records, metadata = _scenarios(ids, extras, reps, seed, scenario_file, levels)
+        chosen_ladder = optional("ladder", ladder)
+        if chosen_ladder is None:
+            records, metadata = _scenarios(ids, extras, reps, seed, file, levels)
         else:
-            if scenario_file is not None or mode == "game":
+            if file is not None or mode == "game":
                 raise InputError(
                     "a ladder is generated and played in trial mode: drop scenario_file and mode"
                 )
             if parse_extras(extras) != list(EXTRAS):
                 raise InputError("a ladder plays each Id's base story (Extra 0A): drop extras")
-            records, metadata = _ladder(ladder, levels, ids, reps, seed)
+            records, metadata = _ladder(chosen_ladder, levels, ids, reps, seed)
         chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
-        name = scenario_file or f"tom-eval seed {seed}"
+        name = file or f"tom-eval seed {seed}"
         if mode == "game":
             dataset, subset = sample_subset(
                 game_dataset(records, games, turns, seed, rules, chosen_lineup.has_neutral, name),
@@ -155,12 +158,14 @@ def tom(
             tom_dataset(records, name, rules, chosen_lineup.has_neutral),
             size,
             subset_seed,
-            by_metadata("expected_action") if ladder else by_metadata("expected_action", "extra"),
+            by_metadata("expected_action")
+            if chosen_ladder
+            else by_metadata("expected_action", "extra"),
             # A ladder draws base stories whole: the span compares a story's levels.
-            (lambda sample: str((sample.metadata or {})["base_story"])) if ladder else None,
+            (lambda sample: str((sample.metadata or {})["base_story"])) if chosen_ladder else None,
         )
     solver = play_turn(chosen_format, chosen_lineup, rules, seed, structured)
-    return _trial_task(dataset, solver, {**subset, **metadata}, ladder=ladder is not None)
+    return _trial_task(dataset, solver, {**subset, **metadata}, ladder=chosen_ladder is not None)
 
 
 def _trial_task(

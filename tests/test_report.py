@@ -37,11 +37,17 @@ from tom_eval.cli import main
 from tom_eval.errors import InputError
 from tom_eval.game.players import respond
 from tom_eval.registry import report_sections
-from tom_eval.report.logs import model_settings_label, names_by_digest, once_per_sample
+from tom_eval.report.logs import (
+    model_settings_label,
+    names_by_digest,
+    once_per_sample,
+    read_evals,
+)
 from tom_eval.report.section import Context
 from tom_eval.report.stats import balanced as balanced_interval
 from tom_eval.report.stats import combined_interval
 from tom_eval.report.writer import write_report
+from tom_eval.task_args import NOT_GIVEN
 
 TASK_ARGS: dict[str, Any] = {"ids": "10,12,17,27", "extras": "0A,1B", "reps": 2}
 # reps=1: the task generates one story per (Id, Extra) to deal from, in a tenth of the time;
@@ -1002,6 +1008,24 @@ def test_a_stray_argument_beyond_64_bits_leaves_the_log_readable(
     assert "cannot be read" not in capsys.readouterr().err
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert summary["N"].tolist() == [4]
+
+
+def test_a_parameter_left_out_reads_as_in_logs_from_before_its_default(tmp_path: Path) -> None:
+    """Optional parameters default to NOT_GIVEN now, where older logs have None: one
+    command's log from before and after is one run (here, repeated)."""
+    folder = tmp_path / "logs"
+    inspect_eval(tom(ids="7", reps=1), model="tom/always-pass", log_dir=str(folder), display="none")
+    (path,) = folder.glob("*.eval")
+    old = read_eval_log(str(path))
+    left_out = [name for name, value in old.eval.task_args.items() if value == NOT_GIVEN]
+    assert sorted(left_out) == ["ladder", "sample", "scenario_file"]
+    old.eval.task_args |= dict.fromkeys(left_out)
+    old.eval.eval_id += "-old"  # Inspect's dataframes read one log per eval id
+    (tmp_path / "old").mkdir()
+    write_eval_log(old, str(tmp_path / "old" / path.name))
+    evals, warnings = read_evals([folder, tmp_path / "old"])
+    assert len(evals) == 1
+    assert [warning.split(": ", 1)[1][:15] for warning in warnings] == ["the same run as"]
 
 
 @pytest.mark.parametrize(

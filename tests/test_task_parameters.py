@@ -15,13 +15,16 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from inspect_ai._util.config import parse_cli_args
 from inspect_ai._util.error import PrerequisiteError
+from knowledge_support import FIXTURES
 
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.dataset import SCENARIO_DIGEST
-from tom_eval.task_args import SUITE_PARAMETERS
+from tom_eval.task_args import NOT_GIVEN, SUITE_PARAMETERS
 
+TASKS = ("tom", "false_belief", "coherence", "knp", "ikd")
 SMALL = {"ids": "12", "extras": "0A", "reps": 1}
 """Valid and cheap: the parameter under test is the only thing that can go wrong."""
 SMALL_GAME = {"mode": "game", "games": 1, "turns": 4, "reps": 2}
@@ -150,7 +153,7 @@ def test_a_name_no_task_of_the_suite_takes_is_refused_with_the_tasks_parameters(
 
 def test_the_suites_parameters_are_its_tasks() -> None:
     taken: dict[str, tuple[str, ...]] = {}
-    for task in ("tom", "false_belief", "coherence", "knp", "ikd"):
+    for task in TASKS:
         function = inspect.unwrap(getattr(importlib.import_module(f"tasks.{task}"), task))
         for name in set(inspect.signature(function).parameters) - {"unknown"}:
             taken[name] = (*taken.get(name, ()), task)
@@ -173,11 +176,40 @@ def test_an_argument_the_run_would_ignore_is_refused(
         tom(**arguments)
 
 
-@pytest.mark.parametrize("task", ["false_belief", "coherence", "knp", "ikd"])
+@pytest.mark.parametrize("task", TASKS[1:])
 def test_a_subset_seed_without_a_subset_is_refused_by_every_task(task: str) -> None:
     function = getattr(importlib.import_module(f"tasks.{task}"), task)
     with pytest.raises(PrerequisiteError, match=f"{task}: sample_seed is for a subset"):
         function(sample_seed=3)
+
+
+def test_no_parameter_defaults_to_what_an_empty_value_gives() -> None:
+    """Inspect reads `-T sample=` (an unset shell variable: `-T sample=$N`) as None: were
+    None a default, the run would silently play every sample or download the data."""
+    assert parse_cli_args(["sample="]) == {"sample": None}
+    for task in TASKS:
+        function = inspect.unwrap(getattr(importlib.import_module(f"tasks.{task}"), task))
+        defaults = [p.default for p in inspect.signature(function).parameters.values()]
+        assert None not in defaults, task
+
+
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        (task, name)
+        for task in TASKS
+        for name, parameter in inspect.signature(
+            inspect.unwrap(getattr(importlib.import_module(f"tasks.{task}"), task))
+        ).parameters.items()
+        if parameter.default == NOT_GIVEN
+    ],
+)
+def test_an_empty_value_of_an_optional_parameter_is_refused(task: str, name: str) -> None:
+    function = getattr(importlib.import_module(f"tasks.{task}"), task)
+    offline = {"data_dir": str(FIXTURES)} if task in ("knp", "ikd") else {}
+    message = f"{task}: {name} must have a value, not nothing \\(an empty -T value\\)"
+    with pytest.raises(PrerequisiteError, match=message):
+        function(**offline | {name: None})
 
 
 def test_a_piped_scenario_file_is_read_once_and_its_digest_is_its_content(

@@ -21,7 +21,7 @@ from typing import TypeVar
 from inspect_ai.dataset import Dataset, MemoryDataset, Sample
 
 from tom_eval.errors import InputError
-from tom_eval.task_args import whole_number
+from tom_eval.task_args import optional, whole_number
 
 Unit = TypeVar("Unit")
 Strata = tuple[str, ...]
@@ -30,9 +30,10 @@ then within each of its strata over the second, and so on."""
 
 
 def subset_arguments(sample: object, sample_seed: object) -> tuple[int | None, int]:
-    """`-T sample=N` (None: every sample; else a whole number of 1 or more) and `-T
+    """`-T sample=N` (left out: every sample; else a whole number of 1 or more) and `-T
     sample_seed=S`, which without a sample would be ignored, so it is refused."""
-    size = None if sample is None else whole_number("sample", sample, minimum=1)
+    given = optional("sample", sample)
+    size = None if given is None else whole_number("sample", given, minimum=1)
     seed = whole_number("sample_seed", sample_seed)
     if size is None and seed != 0:
         raise InputError("sample_seed is for a subset: add -T sample=N")

@@ -4,6 +4,7 @@ Inspect reads each value as YAML, so a parameter may arrive as another type than
 annotation says: `-T seed=x` as text, `-T levels=` as None, `-T genre=1` as a number,
 `-T flag=maybe` as text. Each reader checks the type as well as the value, so a wrong
 value is refused in one line instead of failing deep in a task, or being used as it came.
+No parameter defaults to None (`NOT_GIVEN`), so an empty value is never taken for a default.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ from tom_eval.refusal import refused
 logger = logging.getLogger(__name__)
 
 Choice = TypeVar("Choice", bound=str)
+Given = TypeVar("Given")
+
+NOT_GIVEN = ""
+"""The default of every optional task parameter (a file or folder, a subset's size,
+genres, a ladder) instead of None, which is what `-T name=` with nothing after it gives:
+an unset shell variable in `-T sample=$N` or `-T data_dir=$DATA` must be refused, not
+play every sample or download the data (`optional`)."""
 
 
 @contextmanager
@@ -178,10 +186,21 @@ def names(name: str, given: object, allowed: Collection[str]) -> list[str]:
     return wanted
 
 
-def file_name(name: str, value: object) -> str | None:
-    """A file name, or None when the parameter is not given."""
+def optional(name: str, value: Given) -> Given | None:
+    """An optional parameter's value, None when it is left out (NOT_GIVEN). An empty `-T
+    name=` (None) is refused: it is what an unset shell variable makes."""
     if value is None:
+        raise InputError(
+            f"{name} must have a value, not {_given(value)}: leave {name} out for its default"
+        )
+    return None if value == NOT_GIVEN else value
+
+
+def file_name(name: str, value: object, kind: str = "file") -> str | None:
+    """A file (or, by `kind`, folder) name, or None when the parameter is left out."""
+    given = optional(name, value)
+    if given is None:
         return None
-    if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{name} must be a file name, not {_given(value)}")
-    return value
+    if not isinstance(given, str) or not given.strip():
+        raise InputError(f"{name} must be a {kind} name, not {_given(given)}")
+    return given

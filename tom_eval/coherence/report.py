@@ -42,6 +42,7 @@ from tom_eval.report.logs import (
 )
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
+from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
     "Muchovej et al., GPT-4o (gpt-4o-2024-05-13): its direct inferences barely correlate "
@@ -56,11 +57,11 @@ LABEL_DEFAULTS: dict[str, object] = {
     "domain": "container,movie",
     "task": "AP,DI,BI,BDI",
     "samples": 100,
-    "prior": None,
+    "prior": NOT_GIVEN,
     "cost": 0.5,
     "temperature": 0.1,
     "floor": 0.001,
-    "sample": None,
+    "sample": NOT_GIVEN,
     "sample_seed": 0,
 }
 """The defaults of tasks/coherence.py's parameters that change what is measured (a test

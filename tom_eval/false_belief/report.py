@@ -32,6 +32,7 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
+from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
     "Kosinski (PNAS 2024), on the original 40 tasks: ChatGPT-4 solved 75% (Unexpected "
@@ -46,11 +47,11 @@ LABEL_DEFAULTS: dict[str, object] = {
     "seed": 0,
     "contents": 20,
     "transfer": 20,
-    "item_file": None,
+    "item_file": NOT_GIVEN,
     "perturbations": False,
     "samples": 100,
     "prefix": True,
-    "sample": None,
+    "sample": NOT_GIVEN,
     "sample_seed": 0,
 }
 """The defaults of tasks/false_belief.py's parameters that change what is measured (a

@@ -69,6 +69,7 @@ from tom_eval.report.stats import (
     two_proportions,
     wilson,
 )
+from tom_eval.task_args import NOT_GIVEN
 
 TASK_NAMES = ("tom", "tom_eval/tom")
 SCORE_KEYS = (
@@ -89,13 +90,13 @@ LABEL_DEFAULTS: dict[str, object] = {
     "extras": "0A,0B,1A,1B",
     "reps": 10,
     "seed": 0,
-    "scenario_file": None,
+    "scenario_file": NOT_GIVEN,
     "lineup": "default",
     "lose": False,
     "structured": False,
-    "sample": None,
+    "sample": NOT_GIVEN,
     "sample_seed": 0,
-    "ladder": None,
+    "ladder": NOT_GIVEN,
     "levels": "0,2,4,8,16,32",
 }
 """The defaults of tasks/tom.py's parameters that change what is measured (a test checks

@@ -19,7 +19,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from tom_eval.json_fields import content_digest
 from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
 from tom_eval.knowledge.records import ErrorStory, IkdData, KnpData, KnpItem, OriginalStory
-from tom_eval.task_args import names
+from tom_eval.task_args import names, optional
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +178,8 @@ def source_metadata(task: str, origin: str, data: KnpData | IkdData) -> dict[str
 
 def chosen_genres(genre: object, present: Collection[str]) -> set[str]:
     """`-T genre=`: one genre of the data, several separated by commas, or a list; all when
-    None."""
-    if genre is None:
+    left out."""
+    chosen = optional("genre", genre)
+    if chosen is None:
         return set(present)
-    return set(names("genre", genre, sorted(present)))
+    return set(names("genre", chosen, sorted(present)))

@@ -27,28 +27,29 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import csv, interval, markdown
+from tom_eval.task_args import NOT_GIVEN
 
 KNP_TASKS = ("knp", "tom_eval/knp")
 IKD_TASKS = ("ikd", "tom_eval/ikd")
 LABEL_DEFAULTS: dict[str, dict[str, object]] = {
     "knp": {
-        "data_dir": None,
+        "data_dir": NOT_GIVEN,
         "order": "seeded",
         "seed": 0,
         "open_ended": False,
         "focus_on_knowledge": False,
-        "sample": None,
+        "sample": NOT_GIVEN,
         "sample_seed": 0,
-        "genre": None,
+        "genre": NOT_GIVEN,
     },
     "ikd": {
-        "data_dir": None,
+        "data_dir": NOT_GIVEN,
         "stories": "all",
         "highlight": "none",
         "focus_on_knowledge": False,
-        "sample": None,
+        "sample": NOT_GIVEN,
         "sample_seed": 0,
-        "genre": None,
+        "genre": NOT_GIVEN,
     },
 }
 """The task parameters that change what is measured (a test checks they agree with the

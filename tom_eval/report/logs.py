@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from tom_eval.errors import InputError
 from tom_eval.json_fields import LARGEST
-from tom_eval.task_args import split_names
+from tom_eval.task_args import NOT_GIVEN, split_names
 
 CALL_CONFIG = (
     "max_retries",
@@ -94,16 +94,27 @@ def _within_int64(value: Any) -> Any:
     return value
 
 
+def _task_arguments(arguments: Any) -> Any:
+    """A log's task arguments, each left out (NOT_GIVEN) as None, as logs from before that
+    default have it, and each within 64 bits."""
+    if not isinstance(arguments, dict):
+        return _within_int64(arguments)
+    return {
+        name: None if value == NOT_GIVEN else _within_int64(value)
+        for name, value in arguments.items()
+    }
+
+
 _REPLACED = ("model_args", "task_arg_*")
 _COLUMNS = [column for column in EvalColumns if column.name not in _REPLACED] + [
     EvalColumn("model_args", path="eval.model_args"),
-    EvalColumn("task_arg_*", path="eval.task_args", value=_within_int64),
+    EvalColumn("task_arg_*", path="eval.task_args", value=_task_arguments),
     EvalColumn("log_samples", path="eval.config.log_samples"),
 ]
 """evals_df's columns, with `model_args` read from the model args (inspect-ai 0.3.285
-reads that column from the base URL), a task argument beyond 64 bits as text (a stray
-`-T name=<huge>` that the task only warned about would otherwise leave its log unread) and
-whether the log holds its samples (`--no-log-samples`)."""
+reads that column from the base URL), a task argument left out as None, one beyond 64 bits
+as text (a stray `-T name=<huge>` that the task only warned about would otherwise leave its
+log unread) and whether the log holds its samples (`--no-log-samples`)."""
 
 
 def completed_samples(evals: pd.DataFrame) -> pd.Series:

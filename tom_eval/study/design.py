@@ -21,6 +21,7 @@ from tom_eval.game.rules import Rules
 from tom_eval.game.trial import Trial, option_seed
 from tom_eval.game.turn import Lineup, parse_lineup
 from tom_eval.json_fields import load_json
+from tom_eval.task_args import NOT_GIVEN
 
 DESIGN_FILE = "study.json"
 TASK_DEFAULTS: dict[str, Any] = {
@@ -28,7 +29,7 @@ TASK_DEFAULTS: dict[str, Any] = {
     "extras": "0A,0B,1A,1B",
     "reps": 10,
     "seed": 0,
-    "scenario_file": None,
+    "scenario_file": NOT_GIVEN,
     "response_format": "choice",
     "lineup": "default",
     "lose": False,
@@ -48,8 +49,11 @@ class StudyDesign:
         name (`tom_eval/tom`). Bad parameters are an InputError (one line)."""
         from tom_eval.registry import tom
 
+        # A design saved as JSON keeps a parameter left out as null, where the task has
+        # NOT_GIVEN (which is what a design made now saves).
+        given = {name: value for name, value in self.task_args.items() if value is not None}
         try:
-            return tom(**self.task_args)
+            return tom(**given)
         except PrerequisiteError as error:
             raise InputError(str(error)) from None
 
