@@ -97,7 +97,7 @@ def coherence(
         size, subset_seed = subset_arguments(sample, sample_seed)
         prior_file = file_name("prior", prior)
         weights = read_prior(user_path(prior_file), domains, tasks) if prior_file else None
-    dataset, subset = coherence_dataset(domains, tasks, size, subset_seed)
+        dataset, subset = coherence_dataset(domains, tasks, size, subset_seed)
     return Task(
         dataset=dataset,
         solver=infer_distribution(chosen, samples, floor),

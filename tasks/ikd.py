@@ -85,12 +85,12 @@ def ikd(
         data, origin = load_ikd(user_path(folder) if folder else None)
         present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
         genres = chosen_genres(genre, present)
-    dataset, subset = sample_subset(
-        ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
-        size,
-        subset_seed,
-        by_metadata("kind", "genre"),
-    )
+        dataset, subset = sample_subset(
+            ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
+            size,
+            subset_seed,
+            by_metadata("kind", "genre"),
+        )
     return Task(
         dataset=dataset,
         solver=generate(),

@@ -86,18 +86,18 @@ def knp(
         folder = file_name("data_dir", data_dir, kind="folder")
         data, origin = load_knp(user_path(folder) if folder else None)
         genres = chosen_genres(genre, {item.genre for item in data.items})
+        dataset, subset = sample_subset(
+            knp_dataset(
+                data.items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
+            ),
+            size,
+            subset_seed,
+            # The right option's place first (a position bias must not decide a small run),
+            # then the genre; an item played in both orders is drawn whole.
+            by_metadata("correct_letter", "genre"),
+            unit=lambda sample: str((sample.metadata or {})["item"]),
+        )
     both = chosen_order == "both"
-    dataset, subset = sample_subset(
-        knp_dataset(
-            data.items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
-        ),
-        size,
-        subset_seed,
-        # The right option's place first (a position bias must not decide a small run),
-        # then the genre; an item played in both orders is drawn whole.
-        by_metadata("correct_letter", "genre"),
-        unit=lambda sample: str((sample.metadata or {})["item"]),
-    )
     return Task(
         dataset=dataset,
         solver=generate(),

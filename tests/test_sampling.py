@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
@@ -24,6 +24,7 @@ from tasks.ikd import ikd
 from tasks.knp import knp
 from tasks.tom import tom
 from tom_eval.coherence.worlds import answers, forward_item, items
+from tom_eval.errors import InputError
 from tom_eval.sampling import balanced_subset, quotas
 
 # ------------------------------------------------------------------------------ the core
@@ -47,19 +48,22 @@ def test_the_first_level_is_balanced_before_the_second() -> None:
     }
     assert balanced_subset(units, 20, lambda unit: unit, seed=0) == chosen
     assert balanced_subset(units, None, lambda unit: unit, seed=0) == units
-    assert balanced_subset(units, 5000, lambda unit: unit, seed=0) == units
+    for size in (1000, 5000):
+        with pytest.raises(InputError, match=f"sample {size:,} is not fewer than the 1,000"):
+            balanced_subset(units, size, lambda unit: unit, seed=0)
 
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=60),
-    st.integers(min_value=1, max_value=70),
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size=60),
+    st.integers(min_value=1, max_value=59),
     st.integers(min_value=0, max_value=3),
 )
 def test_a_subset_is_as_even_as_the_strata_allow(strata: list[str], size: int, seed: int) -> None:
     units = list(enumerate(strata))
+    assume(size < len(units))  # else refused (above)
     chosen = balanced_subset(units, size, lambda unit: (unit[1],), seed)
-    assert len(chosen) == min(size, len(units))
+    assert len(chosen) == size
     assert chosen == sorted(set(chosen)) and set(chosen) <= set(units)
     have, given = Counter(strata), Counter(name for _, name in chosen)
     for name in have:
@@ -162,3 +166,22 @@ def test_an_empty_set_has_no_interval(tmp_path: Path) -> None:
     assert math.isnan(error["tom_eval/ci_wilson_upper"])
     original = metrics(log, "classification_original")
     assert original["accuracy"] == 1.0 and original["tom_eval/ci_wilson_upper"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("task", "arguments"),
+    [
+        (tom, {"ids": "7", "reps": 1, "sample": 4}),  # its four samples
+        (tom, {"ids": "7", "reps": 2, "ladder": "events", "sample": 2}),  # two base stories
+        (false_belief, {"sample": 10_000}),
+        (coherence, {"sample": 10_000}),
+        (knp, {"data_dir": str(FIXTURES), "sample": 10_000}),
+        (ikd, {"data_dir": str(FIXTURES), "sample": 10_000}),
+    ],
+)
+def test_a_subset_as_large_as_the_run_is_refused_in_one_line(
+    task: Any, arguments: dict[str, Any]
+) -> None:
+    """It would play every sample, as the run without it does, but be named apart."""
+    with pytest.raises(PrerequisiteError, match="would play them all: leave sample out"):
+        task(**arguments)

@@ -44,9 +44,15 @@ def balanced_subset(
     units: Sequence[Unit], size: int | None, strata: Callable[[Unit], Strata], seed: int
 ) -> list[Unit]:
     """`size` of the units, balanced over their strata (see the module); all of them when
-    `size` is None or at least their number."""
-    if size is None or size >= len(units):
+    `size` is None. A size of all of them or more is refused: the run would be the one
+    without it, but named apart in the report."""
+    if size is None:
         return list(units)
+    if size >= len(units):
+        raise InputError(
+            f"sample {size:,} is not fewer than the {len(units):,} this run draws from, so it "
+            "would play them all: leave sample out, or ask for fewer"
+        )
     chosen = _draw(list(range(len(units))), size, lambda index: strata(units[index]), seed, ())
     return [units[index] for index in sorted(chosen)]
 
