@@ -18,6 +18,7 @@ from tasks.ikd import ikd
 from tasks.knp import knp
 from tom_eval.cli import main
 from tom_eval.knowledge.report import LABEL_DEFAULTS
+from tom_eval.task_args import NOT_GIVEN
 
 
 def run(task: str, model: str, log_dir: Path, **args: Any) -> dict[str, dict[str, float]]:
@@ -46,7 +47,7 @@ def assert_ceiling(values: dict[str, dict[str, float]]) -> None:
 
 def test_the_gold_player_is_the_ceiling_of_every_metric_on_any_subset(tmp_path: Path) -> None:
     for data in (FIXTURES, QUIRKS):
-        for sample in (None, 3):
+        for sample in (NOT_GIVEN, 2):
             for order in ("seeded", "both"):
                 assert_ceiling(
                     run("knp", "tom/gold", tmp_path, data_dir=str(data), order=order, sample=sample)
