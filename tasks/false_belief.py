@@ -121,6 +121,7 @@ def false_belief(
             size,
             subset_seed,
             by_metadata("family"),
+            counted="tasks",
         )
     return Task(
         dataset=dataset,

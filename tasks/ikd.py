@@ -33,6 +33,7 @@ from tom_eval.task_args import (
     file_name,
     flag,
     one_of,
+    optional,
     refuse_misspelt,
     task_arguments,
 )
@@ -82,14 +83,16 @@ def ikd(
             )
         size, subset_seed = subset_arguments(sample, sample_seed)
         folder = file_name("data_dir", data_dir, kind="folder")
+        given_genres = optional("genre", genre)  # before the download it may spare
         data, origin = load_ikd(user_path(folder) if folder else None)
         present = {s.genre for s in data.originals} | {s.genre for s in data.errors}
-        genres = chosen_genres(genre, present)
+        genres = chosen_genres(given_genres, present)
         dataset, subset = sample_subset(
             ikd_dataset(data, genres, chosen_stories, chosen_highlight, focus, f"ikd {origin}"),
             size,
             subset_seed,
             by_metadata("kind", "genre"),
+            counted="stories",
         )
     return Task(
         dataset=dataset,

@@ -32,6 +32,7 @@ from tom_eval.task_args import (
     file_name,
     flag,
     one_of,
+    optional,
     refuse_misspelt,
     task_arguments,
     whole_number,
@@ -84,8 +85,9 @@ def knp(
             refuse_unplayable(OPEN_KNP, role="grader")
         show_progress()
         folder = file_name("data_dir", data_dir, kind="folder")
+        given_genres = optional("genre", genre)  # before the download it may spare
         data, origin = load_knp(user_path(folder) if folder else None)
-        genres = chosen_genres(genre, {item.genre for item in data.items})
+        genres = chosen_genres(given_genres, {item.genre for item in data.items})
         dataset, subset = sample_subset(
             knp_dataset(
                 data.items, genres, chosen_order, number, open_question, focus, f"knp {origin}"
@@ -96,6 +98,7 @@ def knp(
             # then the genre; an item played in both orders is drawn whole.
             by_metadata("correct_letter", "genre"),
             unit=lambda sample: str((sample.metadata or {})["item"]),
+            counted="items",
         )
     both = chosen_order == "both"
     return Task(

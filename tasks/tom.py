@@ -151,6 +151,7 @@ def tom(
                 size,
                 subset_seed,
                 by_metadata(),
+                counted="games",
             )
             solver = play_game(chosen_format, chosen_lineup, rules, history, seed)
             return _game_task(dataset, solver, {**subset, **metadata})
@@ -163,6 +164,7 @@ def tom(
             else by_metadata("expected_action", "extra"),
             # A ladder draws base stories whole: the span compares a story's levels.
             (lambda sample: str((sample.metadata or {})["base_story"])) if chosen_ladder else None,
+            "base stories" if chosen_ladder else "samples",
         )
     solver = play_turn(chosen_format, chosen_lineup, rules, seed, structured)
     return _trial_task(dataset, solver, {**subset, **metadata}, ladder=chosen_ladder is not None)

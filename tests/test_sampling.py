@@ -169,19 +169,32 @@ def test_an_empty_set_has_no_interval(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("task", "arguments"),
+    ("task", "arguments", "counted"),
     [
-        (tom, {"ids": "7", "reps": 1, "sample": 4}),  # its four samples
-        (tom, {"ids": "7", "reps": 2, "ladder": "events", "sample": 2}),  # two base stories
-        (false_belief, {"sample": 10_000}),
-        (coherence, {"sample": 10_000}),
-        (knp, {"data_dir": str(FIXTURES), "sample": 10_000}),
-        (ikd, {"data_dir": str(FIXTURES), "sample": 10_000}),
+        (tom, {"ids": "7", "reps": 1}, "4 samples"),
+        (tom, {"ids": "7", "reps": 2, "ladder": "events", "levels": "0,2"}, "2 base stories"),
+        (tom, {"mode": "game", "games": 2, "turns": 4}, "2 games"),
+        (false_belief, {}, "40 tasks"),
+        (coherence, {"task": "BDI", "domain": "container"}, "18 items per domain"),
+        (knp, {"data_dir": str(FIXTURES), "order": "both"}, "6 items"),  # 12 samples
+        (ikd, {"data_dir": str(FIXTURES)}, "7 stories"),
     ],
 )
 def test_a_subset_as_large_as_the_run_is_refused_in_one_line(
-    task: Any, arguments: dict[str, Any]
+    task: Any, arguments: dict[str, Any], counted: str
 ) -> None:
-    """It would play every sample, as the run without it does, but be named apart."""
-    with pytest.raises(PrerequisiteError, match="would play them all: leave sample out"):
-        task(**arguments)
+    """It would play every sample, as the run without it does, but be named apart. The
+    limit is in what the subset draws (a ladder's base stories, KNP's items), and named."""
+    size = int(counted.split()[0])
+    message = f"sample {size} is not fewer than the {counted} this run draws from"
+    with pytest.raises(PrerequisiteError, match=message):
+        task(**arguments, sample=size)
+    assert len(task(**arguments, sample=size - 1).dataset) > 0
+
+
+def test_a_coherence_subset_whose_action_predictions_complete_the_run_is_refused() -> None:
+    """Each chosen inference brings the action predictions it needs, so a subset of 35
+    items per domain already plays every item of AP and BDI."""
+    with pytest.raises(PrerequisiteError, match="sample 35 plays every item of this run"):
+        coherence(task="AP,BDI", sample=35)
+    assert len(coherence(task="AP,BDI", sample=5).dataset) < len(coherence(task="AP,BDI").dataset)

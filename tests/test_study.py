@@ -3,6 +3,7 @@ pages and their safety checks (Flask's test client), and export to Inspect logs.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import subprocess
@@ -27,6 +28,7 @@ from tom_eval.study.app import StudySettings, create_app, next_step
 from tom_eval.study.design import StudyDesign, open_design
 from tom_eval.study.export import export
 from tom_eval.study.store import Store
+from tom_eval.task_args import NOT_GIVEN
 
 SHORT = {"ids": "12,17,30", "extras": "0A", "reps": 2}
 """Three scenarios per participant: A asks then answers (12), A may tell its teammate (17),
@@ -121,6 +123,19 @@ def test_a_study_keeps_the_parameters_it_was_created_with(tmp_path: Path) -> Non
     with pytest.raises(InputError, match="response_format must be one of"):
         open_design(tmp_path / "other", {"response_format": "essay"})
     assert not (tmp_path / "other").exists()
+
+
+def test_a_design_saved_with_null_for_a_parameter_left_out_still_opens(tmp_path: Path) -> None:
+    """Designs saved before NOT_GIVEN hold null for the scenario file; null for any other
+    parameter is no value and refused, as before."""
+    created = open_design(tmp_path, dict(SHORT))
+    saved = json.loads((tmp_path / "study.json").read_text(encoding="utf-8"))
+    assert saved["scenario_file"] == NOT_GIVEN
+    (tmp_path / "study.json").write_text(json.dumps(saved | {"scenario_file": None}))
+    assert open_design(tmp_path, {}).samples.keys() == created.samples.keys()
+    (tmp_path / "study.json").write_text(json.dumps(saved | {"reps": None}))
+    with pytest.raises(InputError, match=r"study\.json: tom: reps must be"):
+        open_design(tmp_path, {})
 
 
 @pytest.fixture

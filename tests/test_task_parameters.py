@@ -17,11 +17,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from inspect_ai._util.config import parse_cli_args
 from inspect_ai._util.error import PrerequisiteError
-from knowledge_support import FIXTURES
 
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.game.dataset import SCENARIO_DIGEST
+from tom_eval.knowledge.source import CACHE_VARIABLE, URL_VARIABLE
 from tom_eval.task_args import NOT_GIVEN, SUITE_PARAMETERS
 
 TASKS = ("tom", "false_belief", "coherence", "knp", "ikd")
@@ -204,12 +204,17 @@ def test_no_parameter_defaults_to_what_an_empty_value_gives() -> None:
         if parameter.default == NOT_GIVEN
     ],
 )
-def test_an_empty_value_of_an_optional_parameter_is_refused(task: str, name: str) -> None:
+def test_an_empty_value_of_an_optional_parameter_is_refused(
+    task: str, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before anything is read: the knowledge tasks' data is neither in the cache nor at
+    the address they would download it from."""
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "cache"))
+    monkeypatch.setenv(URL_VARIABLE, (tmp_path / "nowhere").as_uri())
     function = getattr(importlib.import_module(f"tasks.{task}"), task)
-    offline = {"data_dir": str(FIXTURES)} if task in ("knp", "ikd") else {}
     message = f"{task}: {name} must have a value, not nothing \\(an empty -T value\\)"
     with pytest.raises(PrerequisiteError, match=message):
-        function(**offline | {name: None})
+        function(**{name: None})
 
 
 def test_a_piped_scenario_file_is_read_once_and_its_digest_is_its_content(

@@ -41,17 +41,21 @@ def subset_arguments(sample: object, sample_seed: object) -> tuple[int | None, i
 
 
 def balanced_subset(
-    units: Sequence[Unit], size: int | None, strata: Callable[[Unit], Strata], seed: int
+    units: Sequence[Unit],
+    size: int | None,
+    strata: Callable[[Unit], Strata],
+    seed: int,
+    counted: str = "samples",
 ) -> list[Unit]:
     """`size` of the units, balanced over their strata (see the module); all of them when
-    `size` is None. A size of all of them or more is refused: the run would be the one
-    without it, but named apart in the report."""
+    `size` is None. A size of all of them or more is refused, naming what the units are
+    (`counted`): the run would be the one without it, but named apart in the report."""
     if size is None:
         return list(units)
     if size >= len(units):
         raise InputError(
-            f"sample {size:,} is not fewer than the {len(units):,} this run draws from, so it "
-            "would play them all: leave sample out, or ask for fewer"
+            f"sample {size:,} is not fewer than the {len(units):,} {counted} this run draws "
+            "from, so it would play them all: leave sample out, or ask for fewer"
         )
     chosen = _draw(list(range(len(units))), size, lambda index: strata(units[index]), seed, ())
     return [units[index] for index in sorted(chosen)]
@@ -121,16 +125,19 @@ def sample_subset(
     seed: int,
     strata: Callable[[Sample], Strata],
     unit: Callable[[Sample], str] | None = None,
+    counted: str = "samples",
 ) -> tuple[Dataset, dict[str, object]]:
     """The balanced subset of a task's samples, and what to add to the task's metadata.
     Samples with the same `unit` (e.g. an item played in both option orders) are drawn
-    together; by default each sample is its own unit."""
+    together; by default each sample is its own unit. `counted` names the units."""
     if size is None:
         return dataset, {}
     units: dict[str, list[Sample]] = {}
     for sample in dataset:
         units.setdefault(unit(sample) if unit else str(sample.id), []).append(sample)
-    chosen = balanced_subset(list(units.values()), size, lambda group: strata(group[0]), seed)
+    chosen = balanced_subset(
+        list(units.values()), size, lambda group: strata(group[0]), seed, counted
+    )
     return MemoryDataset([s for group in chosen for s in group], name=dataset.name), {
         "sample": size,
         "sample_seed": seed,

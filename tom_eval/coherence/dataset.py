@@ -12,6 +12,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
 from tom_eval.coherence.prompts import system_prompt, user_prompt
 from tom_eval.coherence.worlds import Domain, Item, Task, answers, counterpart, forward_item, items
+from tom_eval.errors import InputError
 from tom_eval.sampling import balanced_subset, strata_counts
 
 
@@ -39,6 +40,11 @@ def coherence_dataset(
     every = [item for domain in domains for task in tasks for item in items(domain, task)]
     chosen, subset = (every, {}) if size is None else sampled(domains, tasks, size, seed)
     wanted = {item.item_id for item in chosen}
+    if size is not None and wanted >= {item.item_id for item in every}:
+        raise InputError(
+            f"sample {size:,} plays every item of this run, with the action predictions its "
+            "inferences need: leave sample out, or ask for fewer"
+        )
     return MemoryDataset(
         [item_sample(item) for item in every if item.item_id in wanted],
         name=f"coherence {'+'.join(domains)} {'+'.join(tasks)}",
@@ -61,7 +67,7 @@ def sampled(
         for task in tasks
         for item in items(first, task)
     ]
-    chosen = balanced_subset(units, size, lambda unit: (unit[0].task,), seed)
+    chosen = balanced_subset(units, size, lambda unit: (unit[0].task,), seed, "items per domain")
     picked = [item for unit in chosen for item in unit]
     forward = (
         [

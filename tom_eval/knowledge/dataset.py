@@ -19,7 +19,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from tom_eval.json_fields import content_digest
 from tom_eval.knowledge.prompts import Highlight, ikd_prompt, knp_prompt
 from tom_eval.knowledge.records import ErrorStory, IkdData, KnpData, KnpItem, OriginalStory
-from tom_eval.task_args import names, optional
+from tom_eval.task_args import names
 
 logger = logging.getLogger(__name__)
 
@@ -177,9 +177,8 @@ def source_metadata(task: str, origin: str, data: KnpData | IkdData) -> dict[str
 
 
 def chosen_genres(genre: object, present: Collection[str]) -> set[str]:
-    """`-T genre=`: one genre of the data, several separated by commas, or a list; all when
-    left out."""
-    chosen = optional("genre", genre)
-    if chosen is None:
+    """`-T genre=` as `optional` read it: one genre of the data, several separated by
+    commas, or a list; all when None (left out)."""
+    if genre is None:
         return set(present)
-    return set(names("genre", chosen, sorted(present)))
+    return set(names("genre", genre, sorted(present)))

@@ -49,9 +49,11 @@ class StudyDesign:
         name (`tom_eval/tom`). Bad parameters are an InputError (one line)."""
         from tom_eval.registry import tom
 
-        # A design saved as JSON keeps a parameter left out as null, where the task has
-        # NOT_GIVEN (which is what a design made now saves).
-        given = {name: value for name, value in self.task_args.items() if value is not None}
+        # A design saved before NOT_GIVEN keeps a parameter left out as null.
+        given = {
+            name: NOT_GIVEN if value is None and TASK_DEFAULTS.get(name) == NOT_GIVEN else value
+            for name, value in self.task_args.items()
+        }
         try:
             return tom(**given)
         except PrerequisiteError as error:
