@@ -136,10 +136,10 @@ def tom(
         if chosen_ladder is None:
             records, metadata = _scenarios(ids, extras, reps, seed, file, levels)
         else:
-            if file is not None or mode == "game":
-                raise InputError(
-                    "a ladder is generated and played in trial mode: drop scenario_file and mode"
-                )
+            if file is not None:
+                raise InputError("a ladder is generated: drop scenario_file")
+            if mode == "game":
+                raise InputError("a ladder is played in trial mode: drop mode")
             if parse_extras(extras) != list(EXTRAS):
                 raise InputError("a ladder plays each Id's base story (Extra 0A): drop extras")
             records, metadata = _ladder(chosen_ladder, levels, ids, reps, seed)

@@ -20,6 +20,7 @@ from inspect_ai.model import get_model
 from test_generation import ROWS, is_subsequence
 
 from tasks.tom import tom
+from tom_eval.cli import main
 from tom_eval.errors import InputError
 from tom_eval.game.generation import generate_group
 from tom_eval.game.ladder import DEFAULT_LEVELS, MAX_LEVEL, climb, climb_story, parse_levels
@@ -210,6 +211,35 @@ def test_a_ladder_of_one_expected_action_is_reported_as_such(tmp_path: Path) -> 
     report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
     assert pd.read_csv(tmp_path / "report" / "ladder_spans.csv")["classes"].tolist() == [1]
     assert "none (one expected action only: -T sample=N plays all three)" in report.read_text()
+
+
+def test_runs_of_other_levels_are_flagged_and_kept_out_of_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A span is interpolated between the levels around it, so runs of other levels are not
+    on one scale; and --compare would pool a ladder's levels by Id as if they were Extras."""
+    model = get_model("tom/bounded", memory=4)
+    for levels in ("0,2,4,8", "0,2,16"):
+        ladder_run(tmp_path / "logs", model, ids="7-12", reps=1, levels=levels)
+    report, _ = write_report([tmp_path / "logs"], report_sections(), tmp_path / "report")
+    text = report.read_text()
+    assert "**These runs climbed different levels**" in text
+    assert ": 0,2,16;" in text and " at 16 |" in text and " at 8 |" in text
+    trial = tmp_path / "trial"
+    inspect_eval(tom(ids="7-12", reps=1), model="tom/oracle", log_dir=str(trial), display="none")
+    command = ["report", "--compare", str(tmp_path / "logs"), str(trial), "--out", str(tmp_path)]
+    assert main(command) == 2
+    assert "holds a load ladder, whose samples are load levels" in capsys.readouterr().err
+    assert not (tmp_path / "compare.md").exists()
+
+
+def test_a_ladder_refuses_a_scenario_file_and_game_mode_each_by_name() -> None:
+    with pytest.raises(
+        PrerequisiteError, match=r"tom: a ladder is played in trial mode: drop mode$"
+    ):
+        tom(ids="7", reps=1, ladder="events", mode="game")
+    with pytest.raises(PrerequisiteError, match=r"a ladder is generated: drop scenario_file$"):
+        tom(ids="7", ladder="events", scenario_file="scenarios/default.jsonl")
 
 
 def test_a_ladder_whose_stories_stop_says_so_when_the_task_is_built(

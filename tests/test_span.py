@@ -177,7 +177,9 @@ def test_the_report_says_why_a_ladder_has_no_span() -> None:
         "classes": 3,
     }
     assert _span_text(row | {"top": 0.0}) == "none (no level above 0 holds every expected action)"
-    assert _span_text(row | {"top": 32.0}) == "none (at chance from level 0)"
+    assert _span_text(row | {"top": 32.0}) == (
+        "none (level 0 is not clearly above chance: its 95% interval reaches 1/3)"
+    )
     # A perfect player on Pass stories alone (`--limit 30` plays Id 1's) is not at chance.
     assert _span_text(row | {"top": 32.0, "classes": 1}) == (
         "none (one expected action only: -T sample=N plays all three)"

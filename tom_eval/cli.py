@@ -119,6 +119,11 @@ def _report(args: argparse.Namespace) -> int:
             # Comparisons are per scenario Id: whole games have none.
             if results.runs.empty:
                 raise InputError(f"{side}: no trial-mode run (--compare reads trial-mode logs)")
+            if results.samples["level"].notna().any():
+                raise InputError(
+                    f"{side}: holds a load ladder, whose samples are load levels that --compare "
+                    "would pool by Id: compare ladders by their spans (tom-eval report A B)"
+                )
             if not results.games.empty:
                 first.warnings.append(f"{side}: game-mode runs are not compared; left out")
             if len(results.runs) > 1:

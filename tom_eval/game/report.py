@@ -148,7 +148,10 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
             "run": spans["run"],
             "span [95%]": [_span_text(row) for row in spans.to_dict("records")],
             "level 0": spans["level 0"].round(3),
-            "top level": spans["top level"].round(3),
+            "top level": [
+                f"{accuracy:.3f} at {top:g}"
+                for accuracy, top in zip(spans["top level"], spans["top"], strict=True)
+            ],
             "base stories": spans["stories"],
             "stopped below the top": spans["stopped"],
             "trials": spans["trials"],
@@ -162,6 +165,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         markdown(view),
         "",
         *_stopped_note(spans),
+        *_levels_note(results),
         f"![Load curves]({chart.name})",
         "",
     ]
@@ -185,16 +189,36 @@ def _stopped_note(spans: pd.DataFrame) -> list[str]:
     ]
 
 
+def _levels_note(results: analysis.Results) -> list[str]:
+    """A warning under the ladder table when its runs climbed different levels: a span is
+    interpolated between the two levels around it, so spans are on one scale only with
+    the same levels."""
+    ladders = results.samples.dropna(subset=["level"])
+    levels = ladders.groupby("run", sort=True)["level"].agg(
+        lambda found: ",".join(f"{level:g}" for level in sorted(set(found)))
+    )
+    if levels.nunique() < 2:
+        return []
+    runs = "; ".join(f"{run}: {climbed}" for run, climbed in levels.items())
+    return [
+        f"**These runs climbed different levels** ({runs}). A span is interpolated between "
+        "the two levels around it, so spans compare only between runs of the same levels "
+        "(and ladder): the interval covers the choice of stories, not the gap between levels.",
+        "",
+    ]
+
+
 def _span_text(row: Mapping[Hashable, object]) -> str:
     """A span with its interval: 'none', 'beyond 32', or '6.2 [4.6, 9.1]' (an end past the
     ladder's top shows as 'beyond')."""
     if row["status"] == "none":
+        classes = int(str(row["classes"]))
         # With one expected action, chance is that action's share (1), so nothing is lost.
-        if int(str(row["classes"])) < 2:
+        if classes < 2:
             return "none (one expected action only: -T sample=N plays all three)"
         if float(str(row["top"])) == 0:
             return "none (no level above 0 holds every expected action)"
-        return "none (at chance from level 0)"
+        return f"none (level 0 is not clearly above chance: its 95% interval reaches 1/{classes})"
 
     def end(value: object) -> str:
         number = float(str(value))
