@@ -121,8 +121,8 @@ def test_levels_read_as_text_numbers_or_lists() -> None:
     ("args", "message"),
     [
         ({"ladder": "steps"}, "ladder must be one of events, ect, not 'steps'"),
-        ({"ladder": "events", "mode": "game"}, "played in trial mode"),
-        ({"ladder": "events", "scenario_file": "x.jsonl"}, "played in trial mode"),
+        ({"ladder": "events", "mode": "game"}, "a ladder is played in trial mode: drop mode$"),
+        ({"ladder": "events", "scenario_file": "x.jsonl"}, "is generated: drop scenario_file$"),
         ({"levels": "0,4"}, "levels is for a load ladder"),
     ],
 )
@@ -231,15 +231,6 @@ def test_runs_of_other_levels_are_flagged_and_kept_out_of_compare(
     assert main(command) == 2
     assert "holds a load ladder, whose samples are load levels" in capsys.readouterr().err
     assert not (tmp_path / "compare.md").exists()
-
-
-def test_a_ladder_refuses_a_scenario_file_and_game_mode_each_by_name() -> None:
-    with pytest.raises(
-        PrerequisiteError, match=r"tom: a ladder is played in trial mode: drop mode$"
-    ):
-        tom(ids="7", reps=1, ladder="events", mode="game")
-    with pytest.raises(PrerequisiteError, match=r"a ladder is generated: drop scenario_file$"):
-        tom(ids="7", ladder="events", scenario_file="scenarios/default.jsonl")
 
 
 def test_a_ladder_whose_stories_stop_says_so_when_the_task_is_built(
