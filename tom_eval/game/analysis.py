@@ -463,6 +463,7 @@ def _samples(
             "story": json_objects(frame["metadata_story"]),
             "base_story": frame.get("metadata_base_story", frame["id"]),
             "level": frame.get("metadata_level", pd.Series(math.nan, index=frame.index)),
+            "ladder": frame.get("metadata_ladder", pd.Series(None, index=frame.index)),
             "opponent_believes_false": [
                 answerer in OPPONENTS and json_object(labels).get(answerer) == BELIEVES_FALSE
                 for answerer, labels in zip(

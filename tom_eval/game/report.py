@@ -190,20 +190,22 @@ def _stopped_note(spans: pd.DataFrame) -> list[str]:
 
 
 def _levels_note(results: analysis.Results) -> list[str]:
-    """A warning under the ladder table when its runs climbed different levels: a span is
-    interpolated between the two levels around it, so spans are on one scale only with
-    the same levels."""
-    ladders = results.samples.dropna(subset=["level"])
-    levels = ladders.groupby("run", sort=True)["level"].agg(
+    """A warning under the ladder table when its runs climbed different ladders or levels:
+    the ladders load stories with different things, and a span is interpolated between
+    the two levels around it, so spans are on one scale only with the same of both."""
+    by_run = results.samples.dropna(subset=["level"]).groupby("run", sort=True)
+    levels = by_run["level"].agg(
         lambda found: ",".join(f"{level:g}" for level in sorted(set(found)))
     )
-    if levels.nunique() < 2:
+    climbed = by_run["ladder"].first().astype(str) + " " + levels
+    if climbed.nunique() < 2:
         return []
-    runs = "; ".join(f"{run}: {climbed}" for run, climbed in levels.items())
+    runs = "; ".join(f"{run}: {ladder}" for run, ladder in climbed.items())
     return [
-        f"**These runs climbed different levels** ({runs}). A span is interpolated between "
-        "the two levels around it, so spans compare only between runs of the same levels "
-        "(and ladder): the interval covers the choice of stories, not the gap between levels.",
+        f"**These runs climbed different ladders or levels** ({runs}). A span is "
+        "interpolated between the two levels around it, and each ladder loads stories with "
+        "its own kind of event, so spans compare only between runs of the same ladder and "
+        "levels: the interval covers the choice of stories, not the gap between levels.",
         "",
     ]
 
