@@ -49,13 +49,8 @@ class StudyDesign:
         name (`tom_eval/tom`). Bad parameters are an InputError (one line)."""
         from tom_eval.registry import tom
 
-        # A design saved before NOT_GIVEN keeps a parameter left out as null.
-        given = {
-            name: NOT_GIVEN if value is None and TASK_DEFAULTS.get(name) == NOT_GIVEN else value
-            for name, value in self.task_args.items()
-        }
         try:
-            return tom(**given)
+            return tom(**self.task_args)
         except PrerequisiteError as error:
             raise InputError(str(error)) from None
 
@@ -117,7 +112,13 @@ class StudyDesign:
         args = load_json(text, f"{path}: not a study design")
         if not isinstance(args, dict) or set(args) != set(TASK_DEFAULTS):
             raise InputError(f"{path}: not a study design (keys {', '.join(TASK_DEFAULTS)})")
-        design = cls(args)
+        # A design saved before NOT_GIVEN keeps a parameter left out as null.
+        design = cls(
+            {
+                name: NOT_GIVEN if value is None and TASK_DEFAULTS[name] == NOT_GIVEN else value
+                for name, value in args.items()
+            }
+        )
         try:
             _ = design.samples
         except InputError as error:
