@@ -127,6 +127,8 @@ _KNOWN = "known"
 _UNKNOWN = "unknown"
 _KNOWING: tuple[bool, Status] = (True, "true")
 _RIGHT: tuple[bool, Status] = (False, "true")
+_UNSURE: tuple[bool, Status] = (False, "unsure")
+_WRONG: tuple[bool, Status] = (False, "false")
 
 
 class _Perspective:
@@ -166,7 +168,7 @@ class _Perspective:
         status = self.status(player)
         if status == "true":
             return _KNOWING if player == SELF or player in self.present else _RIGHT
-        return (False, status)
+        return _UNSURE if status == "unsure" else _WRONG
 
     def witness_change(self, before: str | None, after: str | None) -> None:
         """A sees the question container go from `before` to `after`."""

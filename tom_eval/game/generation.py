@@ -22,8 +22,11 @@ from __future__ import annotations
 import os
 import random
 import signal
+from bisect import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import accumulate
 from typing import TypeVar
 
 from tom_eval.errors import InputError
@@ -416,7 +419,7 @@ def _walk(
     """
     events: list[Event] = []
     fresh = [item for item in ITEMS if item not in used]
-    crossed: set[str] = set()
+    crossed: frozenset[str] = frozenset()
     for step in range(length):
         spare = length - step - 1 - len(crossed) if round_trip else length
         if still:
@@ -439,7 +442,7 @@ def _random_event(
     fresh: list[str],
     question: str | None,
     perceived_only: bool,
-    crossed: set[str],
+    crossed: frozenset[str],
     spare: int,
 ) -> Event | None:
     """Pick what happens (each leave, enter, put into a container or move between two
@@ -449,32 +452,64 @@ def _random_event(
     `spare` is how many steps remain beyond those needed to bring every player in
     `crossed` back across the door: at -1 only such returns are allowed; a new crossing
     needs a spare step for its own return."""
-    present = room.present
-    inside = sorted(present)
-    kinds = [
-        ("leave" if player in present else "enter", player)
-        for player in (CHARACTERS if spare >= 1 else sorted(crossed, key=CHARACTERS.index))
-    ]
-    weights = [1.0] * len(kinds)
-    if spare >= 0 and inside and (SELF in present or not perceived_only):
-        for container, held in zip(room.containers, room.held, strict=True):
-            weight = QUESTION_WEIGHT if container == question else 1.0
-            if held is None and fresh:
-                kinds.append(("put", container))
-                weights.append(weight)
-            elif held is not None:
-                for destination, other in zip(room.containers, room.held, strict=True):
-                    if other is None:
-                        kinds.append((container, destination))
-                        weights.append(QUESTION_WEIGHT if destination == question else weight)
-    if not kinds:
+    empty = tuple(held is None for held in room.held)
+    reach = max(-1, min(spare, 1))
+    choices = _event_choices(
+        room.present,
+        room.containers,
+        empty,
+        bool(fresh),
+        question,
+        perceived_only,
+        crossed if reach < 1 else frozenset(),
+        reach,
+    )
+    if choices is None:
         return None
-    ((kind, target),) = rng.choices(kinds, weights)
+    kinds, cumulative = choices
+    # What `rng.choices(kinds, weights)` draws, from the same one random number.
+    kind, target = kinds[bisect(cumulative, rng.random() * cumulative[-1], 0, len(kinds) - 1)]
     if kind == "leave":
         return Leave(target)
     if kind == "enter":
         return Enter(target)
-    actor = rng.choice(inside)
+    actor = rng.choice(sorted(room.present))
     if kind == "put":
         return Put(actor, rng.choice(fresh), target)
     return Move(actor, str(room.holding(kind)), kind, target)
+
+
+@lru_cache(maxsize=4096)
+def _event_choices(
+    present: frozenset[str],
+    containers: tuple[str, ...],
+    empty: tuple[bool, ...],
+    fresh: bool,
+    question: str | None,
+    perceived_only: bool,
+    crossed: frozenset[str],
+    reach: int,
+) -> tuple[tuple[tuple[str, str], ...], tuple[float, ...]] | None:
+    """The events `_random_event` chooses among, as (kind, target), with their cumulative
+    weights; None when there are none. Cached: walks draw about a hundred thousand events
+    a generation from a few thousand distinct situations. `reach` is the spare steps, with
+    every count from 1 alike."""
+    kinds = [
+        ("leave" if player in present else "enter", player)
+        for player in (CHARACTERS if reach >= 1 else sorted(crossed, key=CHARACTERS.index))
+    ]
+    weights = [1.0] * len(kinds)
+    if reach >= 0 and present and (SELF in present or not perceived_only):
+        for container, is_empty in zip(containers, empty, strict=True):
+            weight = QUESTION_WEIGHT if container == question else 1.0
+            if is_empty and fresh:
+                kinds.append(("put", container))
+                weights.append(weight)
+            elif not is_empty:
+                for destination, free in zip(containers, empty, strict=True):
+                    if free:
+                        kinds.append((container, destination))
+                        weights.append(QUESTION_WEIGHT if destination == question else weight)
+    if not kinds:
+        return None
+    return tuple(kinds), tuple(accumulate(weights))
