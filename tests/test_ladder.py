@@ -178,6 +178,8 @@ def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path
     text = report.read_text()
     assert "## Load ladder" in text
     assert (out / "load_curves.png").stat().st_size > 0
+    # The rungs are all Extra 0A: no load effect between Extras to draw.
+    assert not list(out.glob("load_effects_*.png")) and "Load effects" not in text
     assert "memory=2" in text and "memory=16" in text
     # A rung above level 0 is no Extra: the summary's 0A is level 0 alone.
     summary = pd.read_csv(out / "summary.csv").set_index("model_settings")

@@ -377,15 +377,17 @@ def _charts(
         (
             "Model comparison",
             charts.model_comparison(runs, out / f"model_comparison_{name}.png", title),
-        ),
-        ("Load effects", charts.load_effects(runs, out / f"load_effects_{name}.png", title)),
-        (
-            "Mastery per run",
-            charts.mastery_heatmap(
-                mastery[mastery["run"].isin(runs["run"])], runs, out / f"mastery_{name}.png", title
-            ),
-        ),
+        )
     ]
+    # A load effect compares Extras: runs of one Extra (a ladder, `-T extras=0A`) have none.
+    played = [extra for extra in EXTRAS if (runs[f"{extra}_n"] > 0).any()]
+    if len(played) > 1:
+        chart = charts.load_effects(runs, out / f"load_effects_{name}.png", title)
+        made.append(("Load effects", chart))
+    mastery_chart = charts.mastery_heatmap(
+        mastery[mastery["run"].isin(runs["run"])], runs, out / f"mastery_{name}.png", title
+    )
+    made.append(("Mastery per run", mastery_chart))
     # Empty when every sample of these runs counts in another run's (the same samples
     # logged again under other settings): no cell to draw.
     if not values.empty:
