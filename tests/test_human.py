@@ -4,11 +4,13 @@ the replies that the log scores."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import read_eval_log
 
 from conftest import ROOT
@@ -24,8 +26,10 @@ def ignore_interrupts() -> None:
 
 
 def play(
-    tmp_path: Path, typed: str, *, interrupts_ignored: bool = False
+    tmp_path: Path, typed: str | bytes, *, interrupts_ignored: bool = False
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run the task with `typed` as the person's input (bytes: as they come, whatever
+    their encoding)."""
     logs = tmp_path / "logs"
     run = subprocess.run(
         [
@@ -40,15 +44,15 @@ def play(
             "--display",
             "plain",
         ],
-        input=typed,
+        input=typed.encode() if isinstance(typed, str) else typed,
         capture_output=True,
-        text=True,
         cwd=ROOT,
         timeout=300,
         preexec_fn=ignore_interrupts if interrupts_ignored else None,
     )
     [log] = logs.iterdir()
-    return run, log
+    said = (run.stdout.decode(errors="replace"), run.stderr.decode(errors="replace"))
+    return subprocess.CompletedProcess(run.args, run.returncode, *said), log
 
 
 def test_a_person_plays_from_a_pipe(tmp_path: Path) -> None:
@@ -99,3 +103,41 @@ def test_input_that_ends_early_stops_an_eval_started_with_interrupts_ignored(
     assert run.stderr.strip().splitlines()[-1] == INPUT_ENDED
     assert "Traceback" not in run.stdout + run.stderr
     assert read_eval_log(str(path), header_only=True).status == "cancelled"
+
+
+def test_a_reply_typed_in_another_encoding_is_logged_and_scored(tmp_path: Path) -> None:
+    """A latin-1 terminal's bytes are not UTF-8: the reply is data, kept with each bad byte
+    shown as U+FFFD, not a sample lost to a log that could not be written."""
+    run, path = play(tmp_path, b"F\nB\nb\xe9sket\n")
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    log = read_eval_log(str(path))
+    assert log.status == "success"
+    replies = [m.text for s in log.samples or [] for m in s.messages if m.role == "assistant"]
+    assert sorted(replies) == ["B", "F", "b\ufffdsket"]
+    assert all(sample.scores for sample in log.samples or [])
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (None, "cannot read (No such file or directory)"),
+        ("{not json", "not a study reply file (Expecting property name"),
+        ('{"replies": [{"epoch": 1}]}', "lacks the field 'sample_id'"),
+    ],
+)
+def test_a_bad_reply_file_is_refused_in_one_line(
+    tmp_path: Path, content: str | None, problem: str
+) -> None:
+    answers = tmp_path / "answers.json"
+    if content is not None:
+        answers.write_text(content)
+    command = [INSPECT, "eval", "tasks/tom.py", "--model", "tom/human", "-M", f"answers={answers}"]
+    command += ["--display", "none", "--log-dir", str(tmp_path / "logs")]
+    wide = os.environ | {"COLUMNS": "300"}
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=wide)
+    assert run.returncode == 1
+    said = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert len(said) == 1 and said[0].startswith(f"tom/human: -M answers: {answers}: "), said
+    assert problem in said[0]
+    assert not (tmp_path / "logs").exists()

@@ -138,6 +138,14 @@ def _read(provider: str, name: str, arg: Arg, value: Any) -> Any:
     return read
 
 
+def encodable(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD. A reply is data, logged as it came,
+    but a log is UTF-8: the bytes of a line typed or piped in another encoding (which Python
+    reads into lone surrogates) or a recorded reply's stray surrogate would stop Inspect
+    writing the sample, and the reply would be lost."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def tokens(text: str) -> int:
     """About four characters a token."""
     return max(1, len(text) // 4)
@@ -231,7 +239,7 @@ class LocalProvider(ModelAPI):
             model=self.name,
             choices=[
                 ChatCompletionChoice(
-                    message=ChatMessageAssistant(content=reply.text, model=self.name),
+                    message=ChatMessageAssistant(content=encodable(reply.text), model=self.name),
                     stop_reason=reply.stop_reason,
                     logprobs=reply.logprobs,
                 )

@@ -26,7 +26,9 @@ from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage
 from inspect_ai.util import input_screen
 
+from tom_eval.errors import InputError, read_user_text, user_path
 from tom_eval.providers.base import Arg, LocalProvider, Reply, stop_eval
+from tom_eval.refusal import refused
 
 RULES_END = "\n\nSTORY\n"
 """Where the rules end in the first message of a trial (`prompts.action_prompt`)."""
@@ -46,7 +48,10 @@ class HumanPlayer(LocalProvider):
     answers: str | None
 
     def setup(self) -> None:
-        self.replies = read_replies(Path(self.answers)) if self.answers else None
+        try:
+            self.replies = read_replies(user_path(self.answers)) if self.answers else None
+        except InputError as error:
+            raise refused(f"{self.name}: -M answers: {error}") from None
         self.rules_shown = ""
         self.screens = 0
 
@@ -136,12 +141,17 @@ def story_digest(story: object) -> str:
 
 
 def read_replies(path: Path) -> dict[tuple[str, int, int], dict[str, Any]]:
-    """A study reply file (`study.store.Store.reply_file`): replies by sample, epoch and step."""
+    """A study reply file (`study.store.Store.reply_file`): replies by sample, epoch and step;
+    an InputError naming the file when it cannot be read or is not one."""
+    text = read_user_text(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         return {
             (str(reply["sample_id"]), int(reply["epoch"]), int(reply["step"])): reply
             for reply in data["replies"]
         }
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path}: not a study reply file ({error})") from None
+    except KeyError as error:
+        problem = f"a reply or the file lacks the field {error}"
+    except (ValueError, TypeError) as error:
+        problem = str(error)
+    raise InputError(f"{path}: not a study reply file ({problem})")
