@@ -15,6 +15,7 @@ from inspect_ai.log import read_eval_log
 from conftest import REFERENCE_SCENARIOS, SHARED, require_shared
 from tom_eval.cli import main
 from tom_eval.errors import InputError
+from tom_eval.game import importing
 from tom_eval.game.recorded_runs import read_runs, reasoning_of, run_files
 from tom_eval.game.scenario_file import read_scenarios
 
@@ -230,6 +231,49 @@ def test_bad_run_files_are_one_line_errors_and_nothing_is_written(
     assert main([*command, "--skip-bad"]) == 0
     assert len(list(out.glob("*.eval"))) == 1
     assert problem in capsys.readouterr().err
+
+
+def test_a_reply_with_a_stray_surrogate_is_imported_as_data(
+    tmp_path: Path, scenarios: Path
+) -> None:
+    """JSON can spell a lone surrogate (\\ud800), which a UTF-8 log cannot hold: the reply
+    is kept with U+FFFD in its place, not the whole import stopped."""
+    runs = tmp_path / "runs"
+    write_run(runs, "odd", [record("12-0A-r1", "\ud800 Pass")])
+    out = tmp_path / "logs"
+    command = ["import-runs", str(runs), "--scenario-file", str(scenarios), "--out", str(out)]
+    assert main(command) == 0
+    [log] = map(read_eval_log, out.glob("*.eval"))
+    [sample] = log.samples or []
+    assert sample.messages[2].text == "\ufffd Pass"
+
+
+def test_skip_bad_skips_a_run_whose_replay_fails(
+    tmp_path: Path,
+    scenarios: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs, "bad", [record("12-0A-r1", "Pass")])
+    write_run(runs, "good", [record("12-0A-r2", "Pass")])
+    replay = importing._replay
+
+    def failing(run: importing.RecordedRun, scenarios: Path, log_dir: Path) -> Path:
+        if run.name == "bad":
+            raise InputError(f"{run.files[0]}: the replay of run bad failed (a test's failure)")
+        return replay(run, scenarios, log_dir)
+
+    monkeypatch.setattr(importing, "_replay", failing)
+    out = tmp_path / "logs"
+    command = ["import-runs", str(runs), "--scenario-file", str(scenarios), "--out", str(out)]
+    assert main(command) == 2
+    assert not out.exists()
+    capsys.readouterr()
+    assert main([*command, "--skip-bad"]) == 0
+    [log] = map(read_eval_log, out.glob("*.eval"))
+    assert log.eval.metadata is not None and log.eval.metadata["imported"]["run"] == "good"
+    assert "the replay of run bad failed (a test's failure)" in capsys.readouterr().err
 
 
 def test_a_file_named_otherwise_is_no_run_file(tmp_path: Path) -> None:

@@ -128,7 +128,13 @@ def import_runs(
         logs = []
         for number, run in enumerate(playable, start=1):
             started = time.monotonic()
-            logs.append(_replay(run, scenarios, staging))
+            try:
+                logs.append(_replay(run, scenarios, staging))
+            except InputError as error:
+                if not skip_bad:
+                    raise
+                skipped.append(str(error))
+                continue
             seconds = time.monotonic() - started
             progress(
                 f"{number}/{len(playable)} {run.name}: {len(run.trials)} replies, {seconds:.0f} s"
