@@ -203,6 +203,24 @@ CASES = [
         ("x.jsonl",),
     ),
     Case(
+        "generate, a seed beyond 64 bits (a task could not run the file)",
+        lambda d: ["generate", "--seed", "9" * 20, "--out", "x.jsonl"],
+        "argument --seed: seed must be from -2**63 to 2**63 - 1, not 99999999999999999999",
+        ("x.jsonl",),
+    ),
+    Case(
+        "false-belief-items, a seed beyond 64 bits",
+        lambda d: ["false-belief-items", "--seed", str(2**63), "--out", "x.jsonl"],
+        f"argument --seed: seed must be from -2**63 to 2**63 - 1, not {2**63}",
+        ("x.jsonl",),
+    ),
+    Case(
+        "generate, --out ending in a slash (a folder's name; it wrote a file so named)",
+        lambda d: ["generate", "--ids", "12", "--reps", "1", "--out", "new/"],
+        "argument --out: new/: ends in /, a folder's name; give a file name",
+        ("new",),
+    ),
+    Case(
         "generate, a spec with a header only",
         lambda d: [
             "generate",
@@ -464,6 +482,12 @@ CASES = [
         "serve, a bad completion URL creates no study",
         lambda d: ["serve", "--data-dir", "s", "--reps", "2", "--completion-url", "x{y}"],
         "serve: --completion-url may hold {code} and no other braces",
+        ("s",),
+    ),
+    Case(
+        "serve, an empty admin token (an unset $TOKEN) creates no study",
+        lambda d: ["serve", "--data-dir", "s", "--admin-token", ""],
+        "serve: --admin-token is empty: leave it out",
         ("s",),
     ),
     Case(

@@ -34,6 +34,7 @@ from tom_eval.game.spec import (
     select_rows,
     selects_mastery,
 )
+from tom_eval.json_fields import LARGEST
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 
@@ -44,6 +45,23 @@ def path(text: str) -> Path:
     if not text.strip():
         raise ValueError("an empty path")
     return Path(text)
+
+
+def file_path(text: str) -> Path:
+    """A path argument naming a file to write: one ending in a slash names a folder (which
+    `Path` would drop, writing a file of the folder's name)."""
+    if text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text}: ends in /, a folder's name; give a file name")
+    return path(text)
+
+
+def seed(text: str) -> int:
+    """A seed argument: a whole number a log's 64-bit columns hold, as `-T seed=` takes (a
+    file generated with a larger one could not be run)."""
+    number = int(text)  # argparse reports a ValueError as an invalid seed value
+    if not -LARGEST <= number < LARGEST:
+        raise argparse.ArgumentTypeError(f"seed must be from -2**63 to 2**63 - 1, not {text}")
+    return number
 
 
 class _Parser(argparse.ArgumentParser):
@@ -155,6 +173,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     # Every flag is checked before the study folder is touched: a refused start creates
     # nothing, above all not the study's design (study.json), which later starts must keep.
+    if args.admin_token is not None and not args.admin_token.strip():
+        # An unset `--admin-token "$TOKEN"` would otherwise start with another token.
+        raise InputError(
+            "serve: --admin-token is empty: leave it out for $TOM_EVAL_ADMIN_TOKEN or a "
+            "generated token"
+        )
     if not 0 < args.timeout_minutes < math.inf:
         raise InputError(f"serve: --timeout-minutes must be positive, not {args.timeout_minutes}")
     if args.completion_url:
@@ -280,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     make.add_argument("--ids", default="all", help="all (default), mastery, or e.g. 7,8,12-13")
     make.add_argument("--extras", default=",".join(EXTRAS), help="e.g. 0A,1B (default: all four)")
     make.add_argument("--reps", type=int, default=10, help="instances per (Id, Extra); default 10")
-    make.add_argument("--seed", type=int, default=0, help="base seed; default 0")
-    make.add_argument("--out", type=path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
+    make.add_argument("--seed", type=seed, default=0, help="base seed; default 0")
+    make.add_argument("--out", type=file_path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
     make.add_argument(
         "--spec", type=path, default=None, help="spec table CSV (default: scenarios/spec.csv)"
     )
@@ -373,7 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-incomplete", action="store_true", help="also those who did not finish"
     )
     export.add_argument(
-        "--progress", type=path, help="a JSON file kept up to date with the participants done"
+        "--progress",
+        type=file_path,
+        help="a JSON file kept up to date with the participants done",
     )
     export.set_defaults(run=_export)
 
@@ -395,10 +421,10 @@ def build_parser() -> argparse.ArgumentParser:
     battery = commands.add_parser(
         "false-belief-items", help="write generated false-belief tasks to an item file"
     )
-    battery.add_argument("--out", type=path, required=True, help="a .jsonl item file")
+    battery.add_argument("--out", type=file_path, required=True, help="a .jsonl item file")
     battery.add_argument("--contents", type=int, default=20, help="default 20")
     battery.add_argument("--transfer", type=int, default=20, help="default 20")
-    battery.add_argument("--seed", type=int, default=0, help="default 0")
+    battery.add_argument("--seed", type=seed, default=0, help="default 0")
     battery.add_argument("--perturbations", action="store_true", help="add the perturbed split")
     battery.set_defaults(run=_false_belief_items)
     return parser
