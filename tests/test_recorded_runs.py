@@ -16,7 +16,7 @@ from conftest import REFERENCE_SCENARIOS, SHARED, require_shared
 from tom_eval.cli import main
 from tom_eval.errors import InputError
 from tom_eval.game import importing
-from tom_eval.game.recorded_runs import read_runs, reasoning_of, run_files
+from tom_eval.game.recorded_runs import RecordedRun, read_runs, reasoning_of, run_files
 from tom_eval.game.scenario_file import read_scenarios
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -259,7 +259,7 @@ def test_skip_bad_skips_a_run_whose_replay_fails(
     write_run(runs, "good", [record("12-0A-r2", "Pass")])
     replay = importing._replay
 
-    def failing(run: importing.RecordedRun, scenarios: Path, log_dir: Path) -> Path:
+    def failing(run: RecordedRun, scenarios: Path, log_dir: Path) -> Path:
         if run.name == "bad":
             raise InputError(f"{run.files[0]}: the replay of run bad failed (a test's failure)")
         return replay(run, scenarios, log_dir)
