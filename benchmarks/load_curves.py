@@ -23,6 +23,8 @@ from pathlib import Path
 
 from measure import inspect_eval, machine, markdown_table
 
+from tom_eval.game.ladder import parse_levels
+
 MODELS = (
     "tom/bounded:2",
     "tom/bounded:4",
@@ -61,7 +63,7 @@ def main() -> None:
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--log-dir", type=Path)
     args = parser.parse_args()
-    levels = [int(level) for level in args.levels.split(",")]
+    levels = parse_levels(args.levels)  # sorted, as the task sorts them
     task_args = ["-T", f"ladder={args.ladder}", "-T", f"levels={args.levels}"]
     task_args += ["-T", f"reps={args.reps}", "-T", f"ids={args.ids}"]
     rows = []
@@ -79,12 +81,18 @@ def main() -> None:
             }
             samples = len(log.samples or [])
             tokens = sum(usage.total_tokens for usage in log.stats.model_usage.values())
-            curve = [f"{metrics[f'level_{level}']:.2f}" for level in levels]
+            # A level whose stories lack an expected action has no balanced accuracy (the
+            # log leaves it out, as when the ECT ladder's odd levels stop most stories).
+            measured_levels = [level for level in levels if f"level_{level}" in metrics]
+            curve = [
+                f"{metrics[f'level_{level}']:.2f}" if level in measured_levels else "n/a"
+                for level in levels
+            ]
             rows.append(
                 (
                     model.replace(":", " memory="),
                     *curve,
-                    span_text(metrics, levels[-1]),
+                    span_text(metrics, (measured_levels or levels)[-1]),
                     samples,
                     f"{tokens / max(samples, 1):,.0f}",
                     f"{measured.wall:.1f} s",
