@@ -206,6 +206,35 @@ def test_the_report_counts_the_stories_that_stopped_below_the_top(tmp_path: Path
     assert "(2 of 2)" in text and "Not every base story reached the top" in text
 
 
+def played_rungs(tmp_path: Path, sample_id: list[str]) -> str:
+    """The report of a ladder run of the tom/oracle that played only `sample_id`."""
+    args = {"ids": "7-24", "reps": 1, "ladder": "events", "levels": "0,2,8"}
+    (log,) = inspect_eval(
+        tom(**args), model="tom/oracle", log_dir=str(tmp_path), display="none", sample_id=sample_id
+    )
+    assert log.status == "success", log.error
+    report, _ = write_report([tmp_path], report_sections(), tmp_path / "report")
+    return report.read_text()
+
+
+def test_levels_that_lack_a_class_are_named_as_left_out(tmp_path: Path) -> None:
+    """`--limit` that cuts the only Tell story after level 2 leaves levels 8 without Tell: the
+    report names it, rather than silently measuring a shorter ladder."""
+    every_level = [f"{id}-events{level}-r1" for id in (7, 8, 12, 13) for level in (0, 2, 8)]
+    text = played_rungs(tmp_path, [*every_level, "17-events0-r1", "17-events2-r1"])
+    assert "**Levels played but left out** in tom/oracle" in text and "(levels 8)" in text
+    spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
+    assert spans["left out"].astype(str).tolist() == ["8"]
+
+
+def test_a_run_without_level_0_says_so(tmp_path: Path) -> None:
+    text = played_rungs(tmp_path, [f"{id}-events8-r1" for id in (7, 8, 12, 13, 17)])
+    assert "none (no level-0 trials: a span is measured from level 0)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| tom/oracle"))
+    assert "| n/a |" in row
+    assert math.isnan(pd.read_csv(tmp_path / "report" / "ladder_spans.csv")["level 0"][0])
+
+
 def test_a_ladder_of_one_expected_action_is_reported_as_such(tmp_path: Path) -> None:
     """A ladder of Pass stories alone (`--limit 30` plays Id 1's) has no span because chance
     is then 1: the report says so, not 'at chance' beside a level-0 accuracy of 1."""

@@ -952,7 +952,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
     for run, trials in samples.groupby("run", sort=True):
         found = span(ladder_trials(trials))
         shares = level_shares(ladder_trials(trials))
-        bottom, top = shares[min(shares)], shares[max(shares)]
+        played = sorted(set(trials["level"]))
         rows.append(
             {
                 "run": run,
@@ -961,8 +961,12 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 "high": found.high,
                 "status": found.status,
                 "top": found.top,
-                "level 0": bottom[0],
-                "top level": top[0],
+                # NaN without level-0 trials (`--sample-id` of upper rungs only).
+                "level 0": shares[0.0][0] if 0.0 in shares else math.nan,
+                "top level": shares[max(shares)][0],
+                # Played, but lacking a trial of a class level 0 has (`--limit` cut a base
+                # story's rungs, or samples failed): no balanced accuracy comparable there.
+                "left out": ",".join(f"{level:g}" for level in played if level not in shares),
                 "stories": trials["base_story"].nunique(),
                 "classes": trials.loc[trials["level"] == 0, "expected_action"].nunique(),
                 # The task lists every story it climbed; count those this run played.

@@ -147,7 +147,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         {
             "run": spans["run"],
             "span [95%]": [_span_text(row) for row in spans.to_dict("records")],
-            "level 0": spans["level 0"].round(3),
+            "level 0": [f"{value:.3f}" if value == value else "n/a" for value in spans["level 0"]],
             "top level": [
                 f"{accuracy:.3f} at {top:g}"
                 for accuracy, top in zip(spans["top level"], spans["top"], strict=True)
@@ -165,6 +165,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         markdown(view),
         "",
         *_stopped_note(spans),
+        *_left_out_note(spans),
         *_levels_note(results),
         f"![Load curves]({chart.name})",
         "",
@@ -185,6 +186,23 @@ def _stopped_note(spans: pd.DataFrame) -> list[str]:
         "climbed to a level stops below it, so the higher levels hold fewer stories, and the "
         "task's metadata (`ladder_stopped`) gives the level each reached. On the ECT ladder, "
         "odd levels are seldom reachable (docs/ladder.md): use even levels.",
+        "",
+    ]
+
+
+def _left_out_note(spans: pd.DataFrame) -> list[str]:
+    """A warning under the ladder table for runs with levels played but left out."""
+    cut = spans[spans["left out"] != ""]
+    if cut.empty:
+        return []
+    runs = "; ".join(
+        f"{run} (levels {levels})" for run, levels in cut[["run", "left out"]].to_numpy()
+    )
+    return [
+        f"**Levels played but left out** in {runs}: an expected action of level 0 has no "
+        "trial there (`--limit` cut the base stories' rungs short, or samples failed), so "
+        "their balanced accuracy is not comparable with level 0's; the span and the curve "
+        "read the other levels. `-T sample=N` plays fewer stories at every level.",
         "",
     ]
 
@@ -215,6 +233,8 @@ def _span_text(row: Mapping[Hashable, object]) -> str:
     ladder's top shows as 'beyond')."""
     if row["status"] == "none":
         classes = int(str(row["classes"]))
+        if classes == 0:
+            return "none (no level-0 trials: a span is measured from level 0)"
         # With one expected action, chance is that action's share (1), so nothing is lost.
         if classes < 2:
             return "none (one expected action only: -T sample=N plays all three)"
