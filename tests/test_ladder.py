@@ -208,7 +208,7 @@ def test_the_report_counts_the_stories_that_stopped_below_the_top(tmp_path: Path
 
 def played_rungs(tmp_path: Path, sample_id: list[str]) -> str:
     """The report of a ladder run of the tom/oracle that played only `sample_id`."""
-    args = {"ids": "7-24", "reps": 1, "ladder": "events", "levels": "0,2,8"}
+    args: dict[str, Any] = {"ids": "7-24", "reps": 1, "ladder": "events", "levels": "0,2,8"}
     (log,) = inspect_eval(
         tom(**args), model="tom/oracle", log_dir=str(tmp_path), display="none", sample_id=sample_id
     )
@@ -233,6 +233,14 @@ def test_a_run_without_level_0_says_so(tmp_path: Path) -> None:
     row = next(line for line in text.splitlines() if line.startswith("| tom/oracle"))
     assert "| n/a |" in row
     assert math.isnan(pd.read_csv(tmp_path / "report" / "ladder_spans.csv")["level 0"][0])
+
+
+def test_levels_written_in_another_order_are_one_run(tmp_path: Path) -> None:
+    for levels in ("0,2", "2,0"):
+        ladder_run(tmp_path, "tom/oracle", ids="7-8", reps=1, levels=levels)
+    write_report([tmp_path], report_sections(), tmp_path / "report")
+    spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
+    assert len(spans) == 1 and spans["trials"].tolist() == [4]
 
 
 def test_a_ladder_of_one_expected_action_is_reported_as_such(tmp_path: Path) -> None:

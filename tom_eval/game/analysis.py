@@ -32,6 +32,7 @@ from inspect_ai.model import ChatMessage, ContentReasoning
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE
+from tom_eval.game.ladder import parse_levels
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores
 from tom_eval.game.session import A_TURN_KEYS
 from tom_eval.game.span import LadderTrial, level_shares, span
@@ -383,13 +384,15 @@ def _as_read(records: list[dict[Hashable, Any]]) -> list[dict[str, Any]]:
     """Eval rows with the task arguments that one setting can be written several ways as
     the task reads them, so that it labels one run: `lineup=D=dishonest_opponent` is the
     default lineup, `extras=1b,0A` is `extras=0A,1B`, `ids=13,12` and `ids=12-13` are
-    `ids=12,13`, and `ids=9,7,8` is `ids=7-9`. A value the task would refuse (a hand-made
-    log) keeps its text, and so do the Ids of a scenario file (a range names the file's)."""
+    `ids=12,13`, `ids=9,7,8` is `ids=7-9`, and `levels=8,0,2` is `levels=0,2,8`. A value
+    the task would refuse (a hand-made log) keeps its text, and so do the Ids of a scenario
+    file (a range names the file's)."""
     known, mastery = [row.id for row in read_spec()], read_mastery().mastery_ids
     readers: dict[str, Callable[[Any], str]] = {
         "lineup": _lineup_changes,
         "extras": lambda value: ",".join(parse_extras(value)),
         "ids": lambda value: _spec_ids(value, known, mastery),
+        "levels": lambda value: ",".join(map(str, parse_levels(value))),
     }
     read = [{str(key): value for key, value in record.items()} for record in records]
     for record in read:
