@@ -75,6 +75,7 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
         ({"extras": []}, "extras: none given"),
         ({"extras": None}, "extras: none given"),
         ({"levels": None}, "levels names no level"),
+        ({"levels": []}, "levels names no level"),
         ({"levels": 1.5}, "levels must be whole numbers from 0, not '1.5'"),
         ({"games": 3}, "games, turns and history are for whole games: add -T mode=game"),
         ({"history": "full"}, "games, turns and history are for whole games"),

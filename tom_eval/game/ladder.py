@@ -88,10 +88,10 @@ def parse_levels(levels: str | int | list[int | str] | tuple[int, ...]) -> tuple
         parts = list(levels.split(","))
     elif isinstance(levels, list | tuple):
         parts = list(levels)
-    elif levels is None:  # `-T levels=` with nothing after it
-        raise InputError("levels names no level (e.g. 0,2,4,8)")
     else:
         parts = [levels]
+    if levels is None or not parts:  # `-T levels=` with nothing after it, or `-T levels=[]`
+        raise InputError("levels names no level (e.g. 0,2,4,8)")
     found = set()
     for part in parts:
         text = str(part).strip()
