@@ -1244,3 +1244,24 @@ def test_a_run_whose_metrics_reduce_epochs_by_max_is_named_in_a_warning(
     warned = [line for line in capsys.readouterr().err.splitlines() if "reduce the epochs" in line]
     assert len(warned) == 1 and f"{folder / 'max'}" in warned[0]
     assert "reduce the epochs by max; the report counts each epoch as a trial" in warned[0]
+
+
+def test_a_failed_example_shows_a_reply_readably(tmp_path: Path) -> None:
+    """A reply with a NUL, a fence of its own and 5,000 characters: report.md stays text,
+    its code block whole, and the reply cut with how much more the log holds."""
+    reply = "\x00 ``` " + "x" * 5000
+
+    def garbled(messages: list[ChatMessage], tools: Any, choice: Any, config: Any) -> ModelOutput:
+        output = ModelOutput.from_content(model="mockllm/model", content=reply)
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    model = get_model("mockllm/model", custom_outputs=garbled, memoize=False)
+    inspect_eval(tom(ids="7", reps=1, extras="0A"), model=model, log_dir=str(tmp_path / "logs"))
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "logs"), "--out", str(out), "--quiet"]) == 0
+    text = (out / "report.md").read_text()
+    assert "\x00" not in text
+    shown = text[text.index("Reply:") :].splitlines()
+    assert shown[2] == "````" and shown[3].startswith("\\x00 ``` xxx")
+    assert shown[4] == "... (3,006 more characters in the log)" and shown[5] == "````"

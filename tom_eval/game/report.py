@@ -20,7 +20,7 @@ from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.spec import EXTRAS, read_mastery, slug
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS
-from tom_eval.report.tables import csv, intervals, make_folder, markdown
+from tom_eval.report.tables import code_block, csv, intervals, make_folder, markdown
 
 SUMMARY_TEXT = (
     "Balanced accuracy is the mean over expected-action classes (Pass, Ask Teammate, Tell "
@@ -455,9 +455,7 @@ def _examples(trials: pd.DataFrame, count: int) -> list[str]:
             *_options_shown(row["options"]),
             "Reply:",
             "",
-            "```",
-            str(row["raw_action"]).strip() or "(empty)",
-            "```",
+            *code_block(str(row["raw_action"]).strip() or "(empty)"),
             "",
         ]
     return lines

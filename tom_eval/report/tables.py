@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +53,21 @@ def csv(frame: pd.DataFrame, path: Path) -> None:
     frame.drop(columns=[c for c in frame.columns if c == "story"], errors="ignore").to_csv(
         path, index=False
     )
+
+
+SHOWN_CHARACTERS = 2000
+"""The most of a reply report.md shows (a run's log holds it whole)."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def code_block(text: str, limit: int = SHOWN_CHARACTERS) -> list[str]:
+    """`text` as a markdown code block, as a reader needs it: control characters shown
+    escaped (a NUL made report.md a binary file to grep), cut after `limit` characters
+    with how many more there were, and fenced by more backticks than it holds in a row (a
+    reply's own ``` would end the block)."""
+    shown = _CONTROL.sub(lambda found: repr(found.group())[1:-1], text[:limit])
+    if len(text) > limit:
+        shown += f"\n... ({len(text) - limit:,} more characters in the log)"
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, shown, fence]
