@@ -798,6 +798,8 @@ def test_a_report_skips_a_corrupt_log_by_name_and_reports_the_rest(
     (folder_of_logs / "broken.eval").write_bytes(b"PK\x03\x04 cut short")
     with zipfile.ZipFile(folder_of_logs / "odd.eval", "w") as odd:
         odd.writestr("header.json", '{"version": 2, "status": "success"}')
+    with zipfile.ZipFile(folder_of_logs / "empty.eval", "w"):
+        pass
     cut = folder_of_logs / "2026-01-01T00-00-00+00-00_tom_cut.json"
     cut.write_text('{"version": 2, "status": "succ')
     assert main(["report", str(folder_of_logs), "--out", str(tmp_path / "r"), "--quiet"]) == 0
@@ -807,6 +809,8 @@ def test_a_report_skips_a_corrupt_log_by_name_and_reports_the_rest(
         "skipped",
         f"tom-eval: warning: {folder_of_logs / 'broken.eval'}: not a readable Inspect log (cut "
         "short, or not a zip archive: the directory at a .eval file's end is missing); skipped",
+        f"tom-eval: warning: {folder_of_logs / 'empty.eval'}: not a readable Inspect log (a zip "
+        "archive without the entry _journal/start.json, so not a whole .eval log); skipped",
         f"tom-eval: warning: {folder_of_logs / 'odd.eval'}: not a readable Inspect log (not of "
         "Inspect's log format at eval: Field required); skipped",
     ]

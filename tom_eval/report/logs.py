@@ -210,6 +210,9 @@ def _why(error: Exception) -> str:
         return _why(error.__cause__)
     if str(error) == ZIP_END_MISSING:
         return "cut short, or not a zip archive: the directory at a .eval file's end is missing"
+    if isinstance(error, KeyError) and error.args:
+        # The zip reader's words: the name of the entry it could not find, quoted.
+        return f"a zip archive without the entry {error.args[0]}, so not a whole .eval log"
     return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
