@@ -17,16 +17,19 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
+from matplotlib.figure import Figure
 from test_generation import ROWS, is_subsequence
 
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.errors import InputError
+from tom_eval.game import charts
 from tom_eval.game.generation import generate_group
 from tom_eval.game.ladder import DEFAULT_LEVELS, MAX_LEVEL, climb, climb_story, parse_levels
 from tom_eval.game.narration import narrate
 from tom_eval.game.validation import generator_violations, ladder_violations
 from tom_eval.registry import report_sections
+from tom_eval.report.charts import save
 from tom_eval.report.writer import write_report
 
 
@@ -307,3 +310,22 @@ def test_the_ladder_table_lists_models_before_reference_players(tmp_path: Path) 
     write_report([tmp_path], report_sections(), tmp_path / "report")
     spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
     assert [run.split(" ")[0] for run in spans["run"]] == ["vllm/fake", "tom/oracle"]
+
+
+def test_the_curves_mark_the_chance_of_the_runs_classes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ladder of two expected actions (`-T sample=2`) is at chance at 1/2, as its span
+    says: the chart marks that line, not 1/3."""
+    legends: list[list[str]] = []
+
+    def keep(figure: Figure, path: Path) -> Path:
+        legend = figure.axes[0].get_legend()
+        assert legend is not None
+        legends.append([text.get_text() for text in legend.get_texts()])
+        return save(figure, path)
+
+    monkeypatch.setattr(charts, "save", keep)
+    shares = {0.0: (0.9, 0.8, 1.0, 10), 4.0: (0.6, 0.5, 0.7, 10)}
+    charts.load_curves({"run": shares}, tmp_path / "curves.png", "title", {2})
+    assert legends == [["chance (1/2, 2 expected actions)", "run"]]

@@ -7,6 +7,7 @@ intervals, and each chart says how many trials its values rest on."""
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -201,10 +202,14 @@ def thinking_pairs(pairs: pd.DataFrame, table: pd.DataFrame, path: Path) -> Path
 
 
 def load_curves(
-    curves: dict[str, dict[float, tuple[float, float, float, int]]], path: Path, title: str
+    curves: dict[str, dict[float, tuple[float, float, float, int]]],
+    path: Path,
+    title: str,
+    classes: Collection[int] = (3,),
 ) -> Path:
     """Balanced accuracy against the ladder's level, one line per run with its 95%
-    intervals, chance (1/3) marked; the level axis doubles as the ladder does."""
+    intervals, chance (1/k for runs of k expected actions, `classes`) marked; the level
+    axis doubles as the ladder does."""
     figure, axes = plt.subplots(figsize=(9, 5))
     axes.set_title(title, fontsize=9)
     for style, (run, shares) in zip(styles(len(curves)), curves.items(), strict=True):
@@ -222,8 +227,10 @@ def load_curves(
             linestyle=style.linestyle,
             capsize=3,
         )
-    # A ladder of fewer expected actions has its own chance (1/k): its span says so.
-    axes.axhline(1 / 3, color="grey", linestyle=":", label="chance (1/3, three actions)")
+    # A ladder of fewer expected actions (`-T sample=2`) has its own chance, as its span.
+    for count in sorted({count for count in classes if count > 0}):
+        label = f"chance (1/{count}, {count} expected action{'s' * (count > 1)})"
+        axes.axhline(1 / count, color="grey", linestyle=":", label=label)
     axes.set_xscale("log", base=2)
     ticks = sorted({level for shares in curves.values() for level in shares})
     axes.set_xticks([level + 1 for level in ticks], [f"{level:g}" for level in ticks])

@@ -142,7 +142,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
     labels = charts.short_labels(runs)
     title = str(runs["setting"].iloc[0]) if runs["setting"].nunique() == 1 else ""
     curves = {labels[run]: shares for run, shares in analysis.ladder_curves(results).items()}
-    chart = charts.load_curves(curves, out / "load_curves.png", title)
+    chart = charts.load_curves(curves, out / "load_curves.png", title, set(spans["classes"]))
     view = pd.DataFrame(
         {
             "run": spans["run"],
