@@ -38,6 +38,7 @@ from tom_eval.errors import InputError
 from tom_eval.game.players import respond
 from tom_eval.registry import report_sections
 from tom_eval.report.logs import (
+    in_run_order,
     model_settings_label,
     names_by_digest,
     once_per_sample,
@@ -1265,3 +1266,14 @@ def test_a_failed_example_shows_a_reply_readably(tmp_path: Path) -> None:
     shown = text[text.index("Reply:") :].splitlines()
     assert shown[2] == "````" and shown[3].startswith("\\x00 ``` xxx")
     assert shown[4] == "... (3,006 more characters in the log)" and shown[5] == "````"
+
+
+def test_runs_are_ordered_with_their_numbers_read_as_numbers() -> None:
+    runs = ["tom/bounded [memory=16] (x)", "tom/oracle (x)", "tom/bounded [memory=2] (x)", "m (x)"]
+    ordered = in_run_order(pd.DataFrame({"run": runs}))["run"].tolist()
+    assert ordered == [
+        "m (x)",
+        "tom/bounded [memory=2] (x)",
+        "tom/bounded [memory=16] (x)",
+        "tom/oracle (x)",
+    ]

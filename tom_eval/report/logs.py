@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -459,14 +460,19 @@ def in_run_order(table: pd.DataFrame) -> pd.DataFrame:
     run is returned as it is."""
     if table.empty:
         return table
-    reference = table["run"].astype(str).str.startswith(REFERENCE_PREFIX)
-    ordered: pd.DataFrame = (
-        table.assign(reference=reference)
-        .sort_values(["reference", "run"], kind="stable")
-        .drop(columns="reference")
-        .reset_index(drop=True)
-    )
+    runs = table["run"].astype(str)
+    order = sorted(range(len(table)), key=lambda row: _run_key(runs.iloc[row]))
+    ordered: pd.DataFrame = table.iloc[order].reset_index(drop=True)
     return ordered
+
+
+def _run_key(run: str) -> tuple[bool, list[str | int]]:
+    """Models before reference players, each by name with its numbers read as numbers
+    (memory=2 before memory=16)."""
+    parts: list[str | int] = [
+        int(part) if index % 2 else part for index, part in enumerate(re.split(r"(\d+)", run))
+    ]
+    return run.startswith(REFERENCE_PREFIX), parts
 
 
 def names_by_digest(
