@@ -226,6 +226,9 @@ def test_levels_that_lack_a_class_are_named_as_left_out(tmp_path: Path) -> None:
     every_level = [f"{id}-events{level}-r1" for id in (7, 8, 12, 13) for level in (0, 2, 8)]
     text = played_rungs(tmp_path, [*every_level, "17-events0-r1", "17-events2-r1"])
     assert "**Levels played but left out** in tom/oracle" in text and "(levels 8)" in text
+    # One story a class: its interval cannot show the uncertainty.
+    assert "**Few base stories in a class** in tom/oracle" in text
+    assert "(Ask Teammate: 2, Pass: 2, Tell Teammate: 1)" in text
     spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
     assert spans["left out"].astype(str).tolist() == ["8"]
 

@@ -167,6 +167,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         *_stopped_note(spans),
         *_left_out_note(spans),
         *_levels_note(results),
+        *_few_stories_note(results),
         f"![Load curves]({chart.name})",
         "",
     ]
@@ -224,6 +225,32 @@ def _levels_note(results: analysis.Results) -> list[str]:
         "interpolated between the two levels around it, and each ladder loads stories with "
         "its own kind of event, so spans compare only between runs of the same ladder and "
         "levels: the interval covers the choice of stories, not the gap between levels.",
+        "",
+    ]
+
+
+FEW_STORIES = 5
+"""Fewer base stories than this in an expected action's class make the span's bootstrap
+interval (stories resampled within each class) too narrow to trust."""
+
+
+def _few_stories_note(results: analysis.Results) -> list[str]:
+    """A warning under the ladder table for runs with a class of few base stories at level
+    0: resampling two stories gives few distinct draws, so the interval can have no width."""
+    level_0 = results.samples[results.samples["level"] == 0]
+    counts = level_0.groupby(["run", "expected_action"], sort=True)["base_story"].nunique()
+    few = counts[counts < FEW_STORIES]
+    if few.empty:
+        return []
+    runs: dict[str, list[str]] = {}
+    for (run, action), stories in few.items():
+        runs.setdefault(str(run), []).append(f"{action}: {stories}")
+    named = "; ".join(f"{run} ({', '.join(classes)})" for run, classes in runs.items())
+    return [
+        f"**Few base stories in a class** in {named}: the interval resamples stories within "
+        f"each expected action, and fewer than {FEW_STORIES} give so few distinct draws that it "
+        "understates the uncertainty (it can have no width). More `-T reps` (the default "
+        "spec has 2 Ask Teammate and 3 Tell Teammate stories a rep) widen it honestly.",
         "",
     ]
 
