@@ -515,6 +515,12 @@ CASES = [
         ("report",),
     ),
     Case(
+        "report, --compare of a folder with itself (by two spellings)",
+        lambda d: ["report", "--compare", "logs", "./logs/", "--out", "report"],
+        "report: --compare names logs twice: nothing differs",
+        ("report",),
+    ),
+    Case(
         "false-belief-items, ten million tasks",
         lambda d: ["false-belief-items", "--contents", "10000000", "--out", "items.jsonl"],
         "10,000,000 contents + 20 transfer tasks is more than the 100,000 generated at once",

@@ -132,6 +132,8 @@ def _report(args: argparse.Namespace) -> int:
     if args.compare and args.logs:
         raise InputError("report: give log directories, or --compare A B, not both")
     if args.compare:
+        if args.compare[0].resolve() == args.compare[1].resolve():
+            raise InputError(f"report: --compare names {args.compare[0]} twice: nothing differs")
         first, second = (analysis.load([side], quiet) for side in args.compare)
         for side, results in zip(args.compare, (first, second), strict=True):
             # Comparisons are per scenario Id: whole games have none.
