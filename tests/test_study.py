@@ -390,8 +390,10 @@ def test_export_needs_a_study_and_a_new_folder(
     client = start(app, "p1")
     for step in range(design.steps((store.participant("p1") or pytest.fail()).order[0])):
         client.post("/play", data={"position": "0", "step": str(step), "reply": "F"})
+    capsys.readouterr()
     assert main(["export", str(tmp_path), "--out", str(tmp_path / "none")]) == 0
     assert list((tmp_path / "none").iterdir()) == []
+    assert "no participant has finished; --include-incomplete" in capsys.readouterr().err
     some = tmp_path / "some"
     assert main(["export", str(tmp_path), "--out", str(some), "--include-incomplete"]) == 0
     [log] = [read_eval_log(str(path)) for path in some.iterdir()]

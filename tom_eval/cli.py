@@ -267,6 +267,12 @@ def _export(args: argparse.Namespace) -> int:
     if args.progress is not None:  # fails before the export starts, and writes nothing
         writable_file(args.progress)
     written = export(args.data_dir, args.out, args.include_incomplete, progress)
+    if not written and not args.include_incomplete:
+        print(
+            "tom-eval: warning: no participant has finished; --include-incomplete exports "
+            "the scenarios that those who started finished",
+            file=sys.stderr,
+        )
     print(f"wrote {len(written)} participant log(s) to {args.out}")
     return 0
 
