@@ -40,10 +40,10 @@ DEFAULT_OUT = Path("scenarios.jsonl")
 
 
 def path(text: str) -> Path:
-    """A path argument (argparse names this function in its error): an empty one, which
-    `Path` reads as the current folder (`--out ''`), is refused."""
+    """A path argument: an empty one, which `Path` reads as the current folder (`--out ''`),
+    is refused."""
     if not text.strip():
-        raise ValueError("an empty path")
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty path, which names nothing")
     return Path(text)
 
 
@@ -132,9 +132,10 @@ def _report(args: argparse.Namespace) -> int:
     if args.compare and args.logs:
         raise InputError("report: give log directories, or --compare A B, not both")
     if args.compare:
+        # Each side is read first: a damaged log is named whichever side holds it.
+        first, second = (analysis.load([side], quiet) for side in args.compare)
         if args.compare[0].resolve() == args.compare[1].resolve():
             raise InputError(f"report: --compare names {args.compare[0]} twice: nothing differs")
-        first, second = (analysis.load([side], quiet) for side in args.compare)
         for side, results in zip(args.compare, (first, second), strict=True):
             # Comparisons are per scenario Id: whole games have none.
             if results.runs.empty:
