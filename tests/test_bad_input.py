@@ -217,7 +217,13 @@ CASES = [
     Case(
         "generate, --out ending in a slash (a folder's name; it wrote a file so named)",
         lambda d: ["generate", "--ids", "12", "--reps", "1", "--out", "new/"],
-        "argument --out: new/: ends in /, a folder's name; give a file name",
+        "argument --out: new/: a folder's name; give a file name",
+        ("new",),
+    ),
+    Case(
+        "false-belief-items, --out ending in /. (Path reads it as the folder's name)",
+        lambda d: ["false-belief-items", "--out", "new/."],
+        "argument --out: new/.: a folder's name; give a file name",
         ("new",),
     ),
     Case(

@@ -47,6 +47,8 @@ def play(
         input=typed.encode() if isinstance(typed, str) else typed,
         capture_output=True,
         cwd=ROOT,
+        # Standard input as most locales read it (C and POSIX escape undecodable bytes).
+        env=os.environ | {"PYTHONIOENCODING": "utf-8:strict"},
         timeout=300,
         preexec_fn=ignore_interrupts if interrupts_ignored else None,
     )
@@ -124,6 +126,11 @@ def test_a_reply_typed_in_another_encoding_is_logged_and_scored(tmp_path: Path) 
         (None, "cannot read (No such file or directory)"),
         ("{not json", "not a study reply file (Expecting property name"),
         ('{"replies": [{"epoch": 1}]}', "lacks the field 'sample_id'"),
+        (
+            '{"replies": [{"sample_id": "12-0A-r1", "epoch": 1, "step": 0, "prompt": "p", '
+            '"story": "s"}]}',
+            "lacks the field 'reply'",
+        ),
     ],
 )
 def test_a_bad_reply_file_is_refused_in_one_line(

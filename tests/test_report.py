@@ -1264,16 +1264,20 @@ def test_a_failed_example_shows_a_reply_readably(tmp_path: Path) -> None:
     text = (out / "report.md").read_text()
     assert "\x00" not in text
     shown = text[text.index("Reply:") :].splitlines()
-    assert shown[2] == "````" and shown[3].startswith("\\x00 ``` xxx")
-    assert shown[4] == "... (3,006 more characters in the log)" and shown[5] == "````"
+    assert shown[2] == "````" and shown[3].startswith("\\x00 ``` xxx") and shown[4] == "````"
+    assert shown[5] == "(cut here: 3,006 more characters in the log)"
 
 
 def test_runs_are_ordered_with_their_numbers_read_as_numbers() -> None:
-    runs = ["tom/bounded [memory=16] (x)", "tom/oracle (x)", "tom/bounded [memory=2] (x)", "m (x)"]
-    ordered = in_run_order(pd.DataFrame({"run": runs}))["run"].tolist()
-    assert ordered == [
-        "m (x)",
+    runs = ["tom/bounded [memory=16] (x)", "tom/oracle (x)", "tom/bounded [memory=2] (x)"]
+    runs += ["m [temperature=0.5]", "m [temperature=0.05]", "m [temperature=0.25]"]
+    expected = [
+        "m [temperature=0.05]",
+        "m [temperature=0.25]",
+        "m [temperature=0.5]",
         "tom/bounded [memory=2] (x)",
         "tom/bounded [memory=16] (x)",
         "tom/oracle (x)",
     ]
+    for order in (runs, runs[::-1]):
+        assert in_run_order(pd.DataFrame({"run": order}))["run"].tolist() == expected

@@ -48,10 +48,10 @@ def path(text: str) -> Path:
 
 
 def file_path(text: str) -> Path:
-    """A path argument naming a file to write: one ending in a slash names a folder (which
-    `Path` would drop, writing a file of the folder's name)."""
-    if text.endswith(("/", os.sep)):
-        raise argparse.ArgumentTypeError(f"{text}: ends in /, a folder's name; give a file name")
+    """A path argument naming a file to write: one ending in a slash, `/.` or `/..` names a
+    folder (`Path` drops the slash and the dot, and would write a file of the folder's name)."""
+    if os.path.basename(text) in ("", ".", "..") and text.strip():
+        raise argparse.ArgumentTypeError(f"{text}: a folder's name; give a file name")
     return path(text)
 
 

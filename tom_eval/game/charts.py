@@ -205,7 +205,7 @@ def load_curves(
     curves: dict[str, dict[float, tuple[float, float, float, int]]],
     path: Path,
     title: str,
-    classes: Collection[int] = (3,),
+    classes: Collection[int],
 ) -> Path:
     """Balanced accuracy against the ladder's level, one line per run with its 95%
     intervals, chance (1/k for runs of k expected actions, `classes`) marked; the level
@@ -228,7 +228,8 @@ def load_curves(
             capsize=3,
         )
     # A ladder of fewer expected actions (`-T sample=2`) has its own chance, as its span.
-    for count in sorted({count for count in classes if count > 0}):
+    # One expected action has no chance line to fall to (its span is none).
+    for count in sorted({count for count in classes if count > 1}):
         label = f"chance (1/{count}, {count} expected action{'s' * (count > 1)})"
         axes.axhline(1 / count, color="grey", linestyle=":", label=label)
     axes.set_xscale("log", base=2)

@@ -141,7 +141,9 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
     runs = table[table["run"].isin(spans["run"])]
     labels = charts.short_labels(runs)
     title = str(runs["setting"].iloc[0]) if runs["setting"].nunique() == 1 else ""
-    curves = {labels[run]: shares for run, shares in analysis.ladder_curves(results).items()}
+    # In the table's order (`in_run_order`), as the legend and the notes below it.
+    by_run = analysis.ladder_curves(results)
+    curves = {labels[run]: by_run[run] for run in spans["run"]}
     chart = charts.load_curves(curves, out / "load_curves.png", title, set(spans["classes"]))
     view = pd.DataFrame(
         {
@@ -166,8 +168,8 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         "",
         *_stopped_note(spans),
         *_left_out_note(spans),
-        *_levels_note(results),
-        *_few_stories_note(results),
+        *_levels_note(results, list(spans["run"])),
+        *_few_stories_note(results, list(spans["run"])),
         f"![Load curves]({chart.name})",
         "",
     ]
@@ -208,15 +210,16 @@ def _left_out_note(spans: pd.DataFrame) -> list[str]:
     ]
 
 
-def _levels_note(results: analysis.Results) -> list[str]:
-    """A warning under the ladder table when its runs climbed different ladders or levels:
-    the ladders load stories with different things, and a span is interpolated between
-    the two levels around it, so spans are on one scale only with the same of both."""
+def _levels_note(results: analysis.Results, order: list[str]) -> list[str]:
+    """A warning under the ladder table when its runs (in `order`) climbed different
+    ladders or levels: the ladders load stories with different things, and a span is
+    interpolated between the two levels around it, so spans are on one scale only with the
+    same of both."""
     by_run = results.samples.dropna(subset=["level"]).groupby("run", sort=True)
     levels = by_run["level"].agg(
         lambda found: ",".join(f"{level:g}" for level in sorted(set(found)))
     )
-    climbed = by_run["ladder"].first().astype(str) + " " + levels
+    climbed = (by_run["ladder"].first().astype(str) + " " + levels).reindex(order)
     if climbed.nunique() < 2:
         return []
     runs = "; ".join(f"{run}: {ladder}" for run, ladder in climbed.items())
@@ -234,18 +237,19 @@ FEW_STORIES = 5
 interval (stories resampled within each class) too narrow to trust."""
 
 
-def _few_stories_note(results: analysis.Results) -> list[str]:
-    """A warning under the ladder table for runs with a class of few base stories at level
-    0: resampling two stories gives few distinct draws, so the interval can have no width."""
+def _few_stories_note(results: analysis.Results, order: list[str]) -> list[str]:
+    """A warning under the ladder table for runs (in `order`) with a class of few base
+    stories at level 0: resampling two stories gives few distinct draws, so the interval
+    can have no width."""
     level_0 = results.samples[results.samples["level"] == 0]
     counts = level_0.groupby(["run", "expected_action"], sort=True)["base_story"].nunique()
     few = counts[counts < FEW_STORIES]
     if few.empty:
         return []
-    runs: dict[str, list[str]] = {}
+    runs: dict[str, list[str]] = {run: [] for run in order}
     for (run, action), stories in few.items():
-        runs.setdefault(str(run), []).append(f"{action}: {stories}")
-    named = "; ".join(f"{run} ({', '.join(classes)})" for run, classes in runs.items())
+        runs[str(run)].append(f"{action}: {stories}")
+    named = "; ".join(f"{run} ({', '.join(classes)})" for run, classes in runs.items() if classes)
     return [
         f"**Few base stories in a class** in {named}: the interval resamples stories within "
         f"each expected action, and fewer than {FEW_STORIES} give so few distinct draws that it "
@@ -426,9 +430,10 @@ def _charts(
             charts.model_comparison(runs, out / f"model_comparison_{name}.png", title),
         )
     ]
-    # A load effect compares Extras: runs of one Extra (a ladder, `-T extras=0A`) have none.
-    played = [extra for extra in EXTRAS if (runs[f"{extra}_n"] > 0).any()]
-    if len(played) > 1:
+    # A load effect compares Extras: runs of one Extra each (a ladder, `-T extras=0A`) have
+    # none to draw, only a point a run.
+    played = (runs[[f"{extra}_n" for extra in EXTRAS]] > 0).sum(axis="columns")
+    if (played > 1).any():
         chart = charts.load_effects(runs, out / f"load_effects_{name}.png", title)
         made.append(("Load effects", chart))
     mastery_chart = charts.mastery_heatmap(

@@ -17,7 +17,9 @@ Human replies carry zero token usage (nothing to count; no tokenizer download).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -54,6 +56,12 @@ class HumanPlayer(LocalProvider):
             raise refused(f"{self.name}: -M answers: {error}") from None
         self.rules_shown = ""
         self.screens = 0
+        if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+            # Bytes that are not UTF-8 (a latin-1 terminal) are read as lone surrogates,
+            # which the reply keeps as U+FFFD, instead of failing the read under a locale
+            # whose standard input is strict (most: only C and POSIX escape them). Before
+            # anything is read: a stream changed after reading may drop what it holds.
+            sys.stdin.reconfigure(errors="surrogateescape")
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         if self.replies is not None:
@@ -140,16 +148,24 @@ def story_digest(story: object) -> str:
     return hashlib.sha256(json.dumps(story, sort_keys=True).encode()).hexdigest()
 
 
+REPLY_FIELDS = ("sample_id", "epoch", "step", "prompt", "story", "reply")
+"""What a study reply file holds for each reply."""
+
+
 def read_replies(path: Path) -> dict[tuple[str, int, int], dict[str, Any]]:
     """A study reply file (`study.store.Store.reply_file`): replies by sample, epoch and step;
     an InputError naming the file when it cannot be read or is not one."""
     text = read_user_text(path)
     try:
         data = json.loads(text)
-        return {
-            (str(reply["sample_id"]), int(reply["epoch"]), int(reply["step"])): reply
-            for reply in data["replies"]
-        }
+        replies = {}
+        for reply in data["replies"]:
+            # What the replay reads of each: a reply without it would fail its sample.
+            if missing := [field for field in REPLY_FIELDS if field not in reply]:
+                raise KeyError(missing[0])
+            key = (str(reply["sample_id"]), int(reply["epoch"]), int(reply["step"]))
+            replies[key] = reply
+        return replies
     except KeyError as error:
         problem = f"a reply or the file lacks the field {error}"
     except (ValueError, TypeError) as error:

@@ -466,13 +466,15 @@ def in_run_order(table: pd.DataFrame) -> pd.DataFrame:
     return ordered
 
 
-def _run_key(run: str) -> tuple[bool, list[str | int]]:
+def _run_key(run: str) -> tuple[bool, list[str | float], str]:
     """Models before reference players, each by name with its numbers read as numbers
-    (memory=2 before memory=16)."""
-    parts: list[str | int] = [
-        int(part) if index % 2 else part for index, part in enumerate(re.split(r"(\d+)", run))
+    (memory=2 before memory=16, temperature=0.05 before 0.5), then by the name itself (a01
+    and a1 read alike)."""
+    parts: list[str | float] = [
+        float(part) if index % 2 else part
+        for index, part in enumerate(re.split(r"(\d+(?:\.\d+)?)", run))
     ]
-    return run.startswith(REFERENCE_PREFIX), parts
+    return run.startswith(REFERENCE_PREFIX), parts, run
 
 
 def names_by_digest(

@@ -63,11 +63,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 def code_block(text: str, limit: int = SHOWN_CHARACTERS) -> list[str]:
     """`text` as a markdown code block, as a reader needs it: control characters shown
     escaped (a NUL made report.md a binary file to grep), cut after `limit` characters
-    with how many more there were, and fenced by more backticks than it holds in a row (a
-    reply's own ``` would end the block)."""
+    with how many more there were (said after the block), and fenced by more backticks than
+    it holds in a row (a reply's own ``` would end the block)."""
     shown = _CONTROL.sub(lambda found: repr(found.group())[1:-1], text[:limit])
-    if len(text) > limit:
-        shown += f"\n... ({len(text) - limit:,} more characters in the log)"
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [fence, shown, fence]
+    cut = [f"(cut here: {len(text) - limit:,} more characters in the log)"]
+    return [fence, shown, fence, *(cut if len(text) > limit else [])]
