@@ -525,7 +525,22 @@ CASES = [
         lambda d: (
             lambda folder: ["report", "--compare", str(folder), f"{folder}/.", "--out", "r"]
         )(logs(d)),
-        "twice: nothing differs",
+        "is on both sides of --compare (1 log(s) are): a run compared with itself differs",
+        ("r",),
+    ),
+    Case(
+        "report, --compare of a folder with a log in it",
+        lambda d: (
+            lambda folder: [
+                "report",
+                "--compare",
+                str(folder),
+                str(next(folder.glob("*.eval"))),
+                "--out",
+                "r",
+            ]
+        )(logs(d)),
+        "is on both sides of --compare (1 log(s) are)",
         ("r",),
     ),
     Case(

@@ -123,6 +123,7 @@ def _report(args: argparse.Namespace) -> int:
     # `generate` and `check` should not pay.
     from tom_eval.game import analysis, report
     from tom_eval.registry import report_sections
+    from tom_eval.report.logs import readable_logs
     from tom_eval.report.writer import write_report
 
     # Progress bars are for a terminal: piped, they leave blank lines in the output.
@@ -134,8 +135,12 @@ def _report(args: argparse.Namespace) -> int:
     if args.compare:
         # Each side is read first: a damaged log is named whichever side holds it.
         first, second = (analysis.load([side], quiet) for side in args.compare)
-        if args.compare[0].resolve() == args.compare[1].resolve():
-            raise InputError(f"report: --compare names {args.compare[0]} twice: nothing differs")
+        sides = [{Path(log).resolve() for log in readable_logs([side])[0]} for side in args.compare]
+        if shared := sorted(sides[0] & sides[1]):
+            raise InputError(
+                f"report: {shared[0]} is on both sides of --compare ({len(shared)} log(s) "
+                "are): a run compared with itself differs in nothing"
+            )
         for side, results in zip(args.compare, (first, second), strict=True):
             # Comparisons are per scenario Id: whole games have none.
             if results.runs.empty:
