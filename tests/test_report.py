@@ -1264,7 +1264,7 @@ def test_a_failed_example_shows_a_reply_readably(tmp_path: Path) -> None:
     text = (out / "report.md").read_text()
     assert "\x00" not in text
     shown = text[text.index("Reply:") :].splitlines()
-    assert shown[2] == "````" and shown[3].startswith("\\x00 ``` xxx") and shown[4] == "````"
+    assert shown[2] == "````" and shown[3].startswith("\u2400 ``` xxx") and shown[4] == "````"
     assert shown[5] == "(cut here: 3,006 more characters in the log)"
 
 

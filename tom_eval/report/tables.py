@@ -61,12 +61,19 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def code_block(text: str, limit: int = SHOWN_CHARACTERS) -> list[str]:
-    """`text` as a markdown code block, as a reader needs it: control characters shown
-    escaped (a NUL made report.md a binary file to grep), cut after `limit` characters
-    with how many more there were (said after the block), and fenced by more backticks than
-    it holds in a row (a reply's own ``` would end the block)."""
-    shown = _CONTROL.sub(lambda found: repr(found.group())[1:-1], text[:limit])
+    """`text` as a markdown code block, as a reader needs it: control characters shown as
+    their Unicode pictures, such as ␀ (a NUL made report.md a binary file to grep; an
+    escape such as \\x00 could not be told from a reply that wrote it), cut after `limit`
+    characters with how many more there were (said after the block), and fenced by more
+    backticks than it holds in a row (a reply's own ``` would end the block)."""
+    shown = _CONTROL.sub(lambda found: _picture(found.group()), text[:limit])
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * max(3, longest + 1)
     cut = [f"(cut here: {len(text) - limit:,} more characters in the log)"]
     return [fence, shown, fence, *(cut if len(text) > limit else [])]
+
+
+def _picture(control: str) -> str:
+    """The Unicode control picture of a control character (U+2400 to U+2421)."""
+    code = ord(control)
+    return chr(0x2400 + code) if code < 0x20 else "\u2421"
