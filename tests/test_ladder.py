@@ -331,5 +331,6 @@ def test_the_curves_mark_the_chance_of_the_runs_classes(
 
     monkeypatch.setattr(charts, "save", keep)
     shares = {0.0: (0.9, 0.8, 1.0, 10), 4.0: (0.6, 0.5, 0.7, 10)}
-    charts.load_curves({"run": shares}, tmp_path / "curves.png", "title", {2})
+    charts.load_curves({"run": shares}, tmp_path / "curves.png", "title", {1, 2})
+    # One expected action has no chance to fall to: no line at 1.
     assert legends == [["chance (1/2, 2 expected actions)", "run"]]

@@ -1281,3 +1281,14 @@ def test_runs_are_ordered_with_their_numbers_read_as_numbers() -> None:
     ]
     for order in (runs, runs[::-1]):
         assert in_run_order(pd.DataFrame({"run": order}))["run"].tolist() == expected
+
+
+def test_runs_of_one_extra_each_draw_no_load_effects(tmp_path: Path) -> None:
+    """A run of 0A and a run of 1B: each line would be one point, no load effect."""
+    for extras in ("0A", "1B"):
+        run = tom(ids="7", reps=1, extras=extras)
+        inspect_eval(run, model="tom/oracle", log_dir=str(tmp_path / "logs"), display="none")
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "logs"), "--out", str(out), "--quiet"]) == 0
+    assert not list(out.glob("load_effects_*.png"))
+    assert "Load effects" not in (out / "report.md").read_text()
