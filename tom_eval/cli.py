@@ -123,7 +123,6 @@ def _report(args: argparse.Namespace) -> int:
     # `generate` and `check` should not pay.
     from tom_eval.game import analysis, report
     from tom_eval.registry import report_sections
-    from tom_eval.report.logs import readable_logs
     from tom_eval.report.writer import write_report
 
     # Progress bars are for a terminal: piped, they leave blank lines in the output.
@@ -135,7 +134,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.compare:
         # Each side is read first: a damaged log is named whichever side holds it.
         first, second = (analysis.load([side], quiet) for side in args.compare)
-        sides = [{Path(log).resolve() for log in readable_logs([side])[0]} for side in args.compare]
+        sides = [{Path(log).resolve() for log in results.logs} for results in (first, second)]
         if shared := sorted(sides[0] & sides[1]):
             raise InputError(
                 f"report: {shared[0]} is on both sides of --compare ({len(shared)} log(s) "

@@ -152,6 +152,8 @@ class Results:
     """Game mode: one row per game (sample and epoch), with its run and score values."""
     game_turns: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Game mode: one row per turn A played itself, scored like a trial."""
+    logs: tuple[str, ...] = ()
+    """The game's logs read (`load`), so that `--compare` can tell a log on both sides."""
 
 
 def load(paths: Sequence[Path], quiet: bool = True) -> Results:
@@ -162,7 +164,9 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     if other.all():
         raise InputError(f"{', '.join(map(str, paths))}: no run of the game with scored samples")
     with damage_named(evals.loc[~other, "log"]):
-        return results(evals[~other].copy(), warnings, quiet)
+        found = results(evals[~other].copy(), warnings, quiet)
+    found.logs = tuple(map(str, evals.loc[~other, "log"]))
+    return found
 
 
 def results(evals: pd.DataFrame, warnings: list[str], quiet: bool) -> Results:

@@ -230,7 +230,7 @@ def load_curves(
     # A ladder of fewer expected actions (`-T sample=2`) has its own chance, as its span.
     # One expected action has no chance line to fall to (its span is none).
     for count in sorted({count for count in classes if count > 1}):
-        label = f"chance (1/{count}, {count} expected action{'s' * (count > 1)})"
+        label = f"chance (1/{count}, {count} expected actions)"
         axes.axhline(1 / count, color="grey", linestyle=":", label=label)
     axes.set_xscale("log", base=2)
     ticks = sorted({level for shares in curves.values() for level in shares})

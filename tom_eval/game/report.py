@@ -149,7 +149,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         {
             "run": spans["run"],
             "span [95%]": [_span_text(row) for row in spans.to_dict("records")],
-            "level 0": [f"{value:.3f}" if value == value else "n/a" for value in spans["level 0"]],
+            "level 0": spans["level 0"],  # `markdown` shows NaN (no level-0 trials) as n/a
             "top level": [
                 f"{accuracy:.3f} at {top:g}"
                 for accuracy, top in zip(spans["top level"], spans["top"], strict=True)

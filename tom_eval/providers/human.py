@@ -56,7 +56,8 @@ class HumanPlayer(LocalProvider):
             raise refused(f"{self.name}: -M answers: {error}") from None
         self.rules_shown = ""
         self.screens = 0
-        if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+        typed = self.replies is None
+        if typed and isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
             # Bytes that are not UTF-8 (a latin-1 terminal) are read as lone surrogates,
             # which the reply keeps as U+FFFD, instead of failing the read under a locale
             # whose standard input is strict (most: only C and POSIX escape them). Before
