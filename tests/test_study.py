@@ -235,6 +235,8 @@ def test_a_reload_shows_the_same_step_and_a_resubmission_records_nothing(
     study: tuple[Flask, StudyDesign, Store],
 ) -> None:
     app, design, store = study
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "empty")]) == 0
+    assert "nobody has finished a scenario yet" in capsys.readouterr().err
     client = start(app, "p1")
     first = client.get("/play").get_data(as_text=True)
     assert client.get("/play").get_data(as_text=True) == first
@@ -387,13 +389,17 @@ def test_export_needs_a_study_and_a_new_folder(
     # Nobody finished: no logs, unless the unfinished are asked for (their finished
     # scenarios only).
     app, design, store = study
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "empty")]) == 0
+    assert "nobody has finished a scenario yet" in capsys.readouterr().err
     client = start(app, "p1")
     for step in range(design.steps((store.participant("p1") or pytest.fail()).order[0])):
         client.post("/play", data={"position": "0", "step": str(step), "reply": "F"})
     capsys.readouterr()
     assert main(["export", str(tmp_path), "--out", str(tmp_path / "none")]) == 0
     assert list((tmp_path / "none").iterdir()) == []
-    assert "no participant has finished; --include-incomplete" in capsys.readouterr().err
+    assert "finished; --include-incomplete exports the scenarios that 1 who" in (
+        capsys.readouterr().err
+    )
     some = tmp_path / "some"
     assert main(["export", str(tmp_path), "--out", str(some), "--include-incomplete"]) == 0
     [log] = [read_eval_log(str(path)) for path in some.iterdir()]
@@ -542,6 +548,8 @@ def test_the_answer_page_shows_the_chosen_option_in_full(
     study: tuple[Flask, StudyDesign, Store],
 ) -> None:
     app, design, store = study
+    assert main(["export", str(tmp_path), "--out", str(tmp_path / "empty")]) == 0
+    assert "nobody has finished a scenario yet" in capsys.readouterr().err
     client = start(app, "p1")
     while (person := store.participant("p1")) and (
         step := next_step(design, person, store.replies("p1"))

@@ -266,18 +266,20 @@ def public_url(text: str) -> str:
 def _export(args: argparse.Namespace) -> int:
     from tom_eval.files import writable_file
     from tom_eval.study.background import write_progress
-    from tom_eval.study.export import export
+    from tom_eval.study.export import export, unfinished_with_answers
 
     progress = None if args.progress is None else partial(write_progress, args.progress)
     if args.progress is not None:  # fails before the export starts, and writes nothing
         writable_file(args.progress)
     written = export(args.data_dir, args.out, args.include_incomplete, progress)
-    if not written and not args.include_incomplete:
-        print(
-            "tom-eval: warning: no participant has finished; --include-incomplete exports "
-            "the scenarios that those who started finished",
-            file=sys.stderr,
+    if not written:
+        started = 0 if args.include_incomplete else unfinished_with_answers(args.data_dir)
+        hint = (
+            f"; --include-incomplete exports the scenarios that {started} who started finished"
+            if started
+            else ", and nobody has finished a scenario yet"
         )
+        print(f"tom-eval: warning: no participant has finished{hint}", file=sys.stderr)
     print(f"wrote {len(written)} participant log(s) to {args.out}")
     return 0
 

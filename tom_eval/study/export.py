@@ -52,14 +52,7 @@ def export(
     cannot be read (no study, a bad study.json, a database that is not the study's, a
     row or a sample it does not know: each named)."""
     design = existing_design(data_dir)
-    store = Store(data_dir, read_only=True)
-    chosen = [
-        Replay(participant, replies, done)
-        for participant in store.participants()
-        if participant.status == "complete" or include_incomplete
-        for replies in [store.replies(participant.participant)]
-        if (done := finished(design, participant, replies, store.path))
-    ]
+    chosen = _replays(design, Store(data_dir, read_only=True), include_incomplete)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InputError(f"{out}: exists and is not an empty folder; export into a new folder")
     writable_folder(out.parent, out)
@@ -78,6 +71,25 @@ def export(
             f"{out / 'failed'}); the other participants' logs are written"
         )
     return sorted(path for path in out.iterdir() if path.is_file())
+
+
+def unfinished_with_answers(data_dir: Path) -> int:
+    """How many participants who have not finished the study have finished a scenario:
+    those whom `include_incomplete` would add to an export."""
+    design = existing_design(data_dir)
+    everyone = _replays(design, Store(data_dir, read_only=True), include_incomplete=True)
+    return sum(1 for replay in everyone if replay.participant.status != "complete")
+
+
+def _replays(design: StudyDesign, store: Store, include_incomplete: bool) -> list[Replay]:
+    """The participants to export (see `export`), each with the samples they finished."""
+    return [
+        Replay(participant, replies, done)
+        for participant in store.participants()
+        if participant.status == "complete" or include_incomplete
+        for replies in [store.replies(participant.participant)]
+        if (done := finished(design, participant, replies, store.path))
+    ]
 
 
 def finished(
