@@ -295,6 +295,7 @@ def test_a_ladder_whose_stories_stop_says_so_when_the_task_is_built(
     assert (
         warning.startswith("ladder=ect: ") and " of 4 base stories could not be climbed" in warning
     )
+    assert "level 2 (they stopped: 2 at level 0, 2 at level 1), so" in warning
     assert warning.endswith("(use even levels on the ECT ladder)")
     caplog.clear()
     tom(ids="2-5", reps=1, ladder="events", levels="0,2")

@@ -4,6 +4,7 @@ metadata), or one Sample per full game (the designed stories it plays)."""
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -144,10 +145,13 @@ def _stopped_warning(ladder: str, levels: tuple[int, ...], found: Climb, stories
         if ladder == "ect" and any(level % 2 for level in levels)
         else ""
     )
+    reached = Counter(found.stopped.values())
+    where = ", ".join(f"{reached[level]} at level {level}" for level in sorted(reached))
     return (
         f"ladder={ladder}: {len(found.stopped)} of {stories} base stories could not be climbed "
-        f"to level {levels[-1]}, so the levels above where they stopped hold fewer stories "
-        f"(the task's metadata `ladder_stopped` gives each one's highest level){odd}"
+        f"to level {levels[-1]} (they stopped: {where}), so the levels above where they "
+        f"stopped hold fewer stories (the task's metadata `ladder_stopped` gives each one's "
+        f"highest level){odd}"
     )
 
 
