@@ -302,9 +302,23 @@ def test_a_ladder_whose_stories_stop_says_so_when_the_task_is_built(
     assert not [record for record in caplog.records if "ladder=" in record.getMessage()]
 
 
-def test_the_ladder_table_lists_models_before_reference_players(tmp_path: Path) -> None:
-    """As every table of the report: a model named after "tom/" in the alphabet too."""
+def test_the_ladder_table_lists_models_before_reference_players(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As every table of the report: a model named after "tom/" in the alphabet too. The
+    chart's legend follows the table."""
     from inspect_ai.log import read_eval_log, write_eval_log
+
+    legends: list[list[str]] = []
+
+    def keep(figure: Figure, path: Path) -> Path:
+        if path.name == "load_curves.png":
+            legend = figure.axes[0].get_legend()
+            assert legend is not None
+            legends.append([text.get_text() for text in legend.get_texts()])
+        return save(figure, path)
+
+    monkeypatch.setattr(charts, "save", keep)
 
     log = ladder_run(tmp_path, "tom/oracle", ids="7-9", reps=1, levels="0,2")
     copy = read_eval_log(log.location)
@@ -315,6 +329,9 @@ def test_the_ladder_table_lists_models_before_reference_players(tmp_path: Path) 
     write_report([tmp_path], report_sections(), tmp_path / "report")
     spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
     assert [run.split(" ")[0] for run in spans["run"]] == ["vllm/fake", "tom/oracle"]
+    [legend] = legends
+    runs = [label for label in legend if not label.startswith("chance")]
+    assert [label.split(" ")[0] for label in runs] == ["vllm/fake", "tom/oracle"]
 
 
 def test_the_curves_mark_the_chance_of_the_runs_classes(
