@@ -80,9 +80,10 @@ def knp(
         if open_question and chosen_order != "seeded":
             raise InputError("order places the options: open-ended items have none (drop order)")
         size, subset_seed = subset_arguments(sample, sample_seed)
-        refuse_unplayable(OPEN_KNP if open_question else "knp")
         if open_question:  # the judge plays it too (by default the model itself)
-            refuse_unplayable(OPEN_KNP, role="grader")
+            refuse_unplayable(OPEN_KNP, roles=("grader",))
+        else:
+            refuse_unplayable("knp")
         show_progress()
         folder = file_name("data_dir", data_dir, kind="folder")
         given_genres = optional("genre", genre)  # before the download it may spare

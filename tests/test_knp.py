@@ -357,6 +357,40 @@ def test_a_grader_that_cannot_judge_is_refused_before_the_run(tmp_path: Path) ->
     assert not list(tmp_path.iterdir())
 
 
+def test_a_model_role_no_task_reads_is_refused_and_another_tasks_role_warned(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Inspect ignores a role no task reads: a misspelt `--model-role judge=...` would
+    leave the evaluated model judging itself. The grader of the open-ended task is only
+    warned about on the multiple-choice one, since one command may run both."""
+    arguments = {"data_dir": str(FIXTURES), "open_ended": True}
+    with pytest.raises(
+        PrerequisiteError, match=r"no model role 'judge' \(this task reads only grader"
+    ):
+        inspect_eval(
+            f"{ROOT}/tasks/knp.py@knp",
+            model="tom/gold",
+            model_roles={"judge": "tom/gold"},
+            task_args=arguments,
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert not list(tmp_path.iterdir())
+    (log,) = inspect_eval(
+        f"{ROOT}/tasks/knp.py@knp",
+        model="tom/gold",
+        model_roles={"grader": "tom/gold"},
+        task_args={"data_dir": str(FIXTURES)},
+        log_dir=str(tmp_path),
+        display="none",
+        limit=1,
+    )
+    assert log.status == "success"
+    assert "model role 'grader' not used by task 'knp' (the judge of knp -T open_ended=true)" in [
+        record.getMessage() for record in caplog.records
+    ]
+
+
 def _genre_reply(prompt: str) -> str:
     """Names the item's genre, which the fixture stories give away by their openings."""
     openings = {"Wren": "fantasy", "The dragon": "fantasy", "Sam": "kids", "Priya": "kids"}

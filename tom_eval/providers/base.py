@@ -21,6 +21,7 @@ person whose input ends early.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -50,6 +51,8 @@ from tom_eval.json_fields import finite_number
 from tom_eval.refusal import refused
 
 DEFAULT_CONFIG = GenerateConfig()
+
+logger = logging.getLogger(__name__)
 
 
 def yes_no(value: object) -> bool:
@@ -262,16 +265,32 @@ class LocalProvider(ModelAPI):
         return tokens(text)
 
 
-def refuse_unplayable(task: str, role: str | None = None) -> None:
+SUITE_ROLES = {"grader": "the judge of knp -T open_ended=true"}
+"""The model roles (`--model-role NAME=...`) that the suite's tasks read, and who reads each."""
+
+
+def refuse_unplayable(task: str, roles: tuple[str, ...] = ()) -> None:
     """Called by each task as it is built, where Inspect has made the model under
     evaluation active (and the model roles known): a provider of ours that does not play
-    `task`, as that model or in `role` (a grader, say), ends the eval before it starts, in
-    one line and with no log (a PrerequisiteError)."""
-    model = active_model() if role is None else model_roles().get(role)
-    api = model.api if isinstance(model, Model) else None
-    reason = api.refusal(task) if isinstance(api, LocalProvider) else None
-    if reason:
-        raise refused(f"{reason} (as the {role} role)" if role else reason)
+    `task`, as that model or in one of the task's `roles` (a grader, say), ends the eval
+    before it starts, in one line and with no log (a PrerequisiteError). So does a model
+    role that no task of the suite reads: Inspect ignores it, so a misspelt
+    `--model-role judge=...` would leave the evaluated model judging itself. A role that
+    another task reads is warned about, as another task's parameter is, since one
+    command may run several tasks."""
+    for given in model_roles():
+        if given in roles:
+            continue
+        if given not in SUITE_ROLES:
+            reads = f"reads only {', '.join(roles)}" if roles else "reads no model role"
+            raise refused(f"{task}: no model role '{given}' (this task {reads})")
+        logger.warning(f"model role '{given}' not used by task '{task}' ({SUITE_ROLES[given]})")
+    for role in (None, *roles):
+        model = active_model() if role is None else model_roles().get(role)
+        api = model.api if isinstance(model, Model) else None
+        reason = api.refusal(task) if isinstance(api, LocalProvider) else None
+        if reason:
+            raise refused(f"{reason} (as the {role} role)" if role else reason)
 
 
 UNHEARD_INTERRUPT_SECONDS = 5.0
