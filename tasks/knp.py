@@ -59,7 +59,8 @@ def knp(
         order: where the right option stands: "seeded" (first for exactly half of the
             items, drawn with `seed`), "both" (every item in both orders, and the order
             consistency metric), "correct_a" or "correct_b".
-        seed: the seed of the "seeded" order.
+        seed: the seed of the "seeded" order (refused with any other order, and with
+            `open_ended`).
         open_ended: ask for the next action without options, judged by the `grader` model
             role with the seed's Table 10 prompt (True / False / NA); `order` is refused.
         focus_on_knowledge: tell the model to attend to what the characters know (the
@@ -79,6 +80,9 @@ def knp(
         focus = flag("focus_on_knowledge", focus_on_knowledge)
         if open_question and chosen_order != "seeded":
             raise InputError("order places the options: open-ended items have none (drop order)")
+        if number != 0 and (open_question or chosen_order != "seeded"):
+            # It would be ignored: only the seeded order draws anything.
+            raise InputError("seed draws the seeded order of the options: drop it, or order")
         size, subset_seed = subset_arguments(sample, sample_seed)
         if open_question:  # the judge plays it too (by default the model itself)
             refuse_unplayable(OPEN_KNP, roles=("grader",))

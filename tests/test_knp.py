@@ -212,6 +212,10 @@ def test_orders_and_genres_choose_the_samples() -> None:
         ({"genre": 1.5}, "knp: genre must be among fantasy, kids, mystery, romance, not '1.5'"),
         ({"open_ended": True, "order": "both"}, "knp: order places the options: open-ended "
          "items have none (drop order)"),
+        ({"order": "correct_a", "seed": 5}, "knp: seed draws the seeded order of the options: "
+         "drop it, or order"),
+        ({"open_ended": True, "seed": 5}, "knp: seed draws the seeded order of the options: "
+         "drop it, or order"),
     ],
 )  # fmt: skip
 def test_bad_parameters_are_one_line(arguments: dict[str, Any], message: str) -> None:
