@@ -25,6 +25,7 @@ place in one step, so the cache never holds half a download.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -171,10 +172,19 @@ def cached(subset: Subset, base_url: str, check: Check) -> Path:
             _move_into_place(staging, final)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+            _remove_if_empty(final.parent)
     redo = f"delete {final} to download again"
     verify(final, subset, complete=True)
     verify_published(final, subset, str(final), redo)
     return final
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """A failed first download leaves no empty folders behind (nor does it remove one that
+    holds a copy, or another process's download)."""
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+        folder.parent.rmdir()
 
 
 def _move_into_place(staging: Path, final: Path) -> None:
