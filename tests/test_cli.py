@@ -59,6 +59,16 @@ def test_the_default_run_is_1560_scenarios_that_check_clean(
     code, stdout, _ = run(capsys, "check", str(out), "--summary")
     assert code == 0
     assert stdout.splitlines()[-1] == "1560 scenarios checked, 0 with disagreements, 0 with notes"
+    # The load of each Extra, as docs/engine.md quotes it.
+    assert stdout.splitlines()[:4] == [
+        f"Extra {extra}: 390 scenarios, events A sees {seen}, ECT {ect} on average"
+        for extra, seen, ect in [
+            ("0A", "2.43 on average (1-6)", "2.15"),
+            ("0B", "5.43 on average (4-9)", "2.15"),
+            ("1A", "4.95 on average (3-9)", "2.15"),
+            ("1B", "4.95 on average (3-9)", "4.12"),
+        ]
+    ]
     # The same arguments give the same file, here and in scenarios/, which the default task
     # reads instead of generating: a change to the generator must regenerate it.
     shipped = scenarios_dir() / SHIPPED_FILE

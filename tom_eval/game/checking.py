@@ -115,14 +115,34 @@ def describe(finding: Finding) -> str:
 
 
 def summary(findings: list[Finding]) -> str:
-    """The last lines of `tom-eval check`: how many scenarios disagree, by kind."""
+    """The last lines of `tom-eval check`: the load of each Extra as the engine measures
+    it, then how many scenarios disagree, by kind."""
     disagreeing = sum(bool(finding.disagreements) for finding in findings)
     kinds = Counter(kind for finding in findings for kind, _ in finding.disagreements)
     notes = Counter(kind for finding in findings for kind, _ in finding.notes)
-    lines = [
+    lines = _loads(findings)
+    lines += [
         f"{len(findings)} scenarios checked, {disagreeing} with disagreements, "
         f"{sum(bool(finding.notes) for finding in findings)} with notes"
     ]
     lines += [f"  disagreement ({kind}): {count}" for kind, count in sorted(kinds.items())]
     lines += [f"  note ({kind}): {count}" for kind, count in sorted(notes.items())]
     return "\n".join(lines)
+
+
+def _loads(findings: list[Finding]) -> list[str]:
+    """Per Extra: the events A sees (mean and range) and the ECT (mean), which the load
+    conditions are built to vary (docs/engine.md)."""
+    by_extra: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_extra.setdefault(finding.record.asked.extra, []).append(finding)
+    lines = []
+    for extra in sorted(by_extra):
+        assessments = [finding.solution.assessment for finding in by_extra[extra]]
+        seen = [assessment.visible_events for assessment in assessments]
+        ect = sum(assessment.ect for assessment in assessments) / len(assessments)
+        lines.append(
+            f"Extra {extra}: {len(seen)} scenarios, events A sees {sum(seen) / len(seen):.2f} "
+            f"on average ({min(seen)}-{max(seen)}), ECT {ect:.2f} on average"
+        )
+    return lines
