@@ -143,7 +143,8 @@ def tom(
             if parse_extras(extras) != list(EXTRAS):
                 raise InputError("a ladder plays each Id's base story (Extra 0A): drop extras")
             records, metadata = _ladder(chosen_ladder, levels, ids, reps, seed)
-        chosen_lineup, rules = parse_lineup(lineup), Rules(lose=lose)
+        chosen_lineup = parse_lineup(optional("lineup", lineup) or "default")
+        rules = Rules(lose=lose)
         name = file or f"tom-eval seed {seed}"
         if mode == "game":
             dataset, subset = sample_subset(

@@ -70,6 +70,7 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
     ("args", "message"),
     [
         ({"lineup": 3}, "lineup: expected changes such as D=honest_opponent, not 3"),
+        ({"lineup": None}, "lineup must have a value, not nothing"),
         ({"scenario_file": ["a", "b"]}, "scenario_file must be a file name, not"),
         ({"lose": "maybe"}, "lose must be true or false, not 'maybe'"),
         ({"extras": []}, "extras: none given"),
