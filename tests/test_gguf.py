@@ -7,6 +7,7 @@ import asyncio
 import gc
 import importlib.util
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,13 +17,15 @@ from urllib.parse import urlparse
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, Model, get_model
 
-from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, played_turn
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, played_turn
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom
 
+INSPECT = str(Path(sys.executable).parent / "inspect")
 gguf = pytest.importorskip(
     "tom_eval.providers.gguf", reason="needs pip install -e '.[local]' (Inspect's OpenAI client)"
 )
@@ -185,3 +188,30 @@ def test_from_python_the_server_lives_as_long_as_the_async_with_block() -> None:
     gc.collect()
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
+def test_a_request_beyond_the_context_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    """A too-small `-M context_size` is the user's to raise: one line saying so, a failing
+    exit and no traceback (it was a 237-line traceback and exit 0). Below llama.cpp's
+    smallest context, which it would serve instead without a word, it is refused."""
+    command = [INSPECT, "eval", "tasks/tom.py", "--model", "gguf/smollm2", "--limit", "1"]
+    command += ["--log-dir", str(tmp_path), "--display", "plain"]
+    run = subprocess.run(
+        [*command, "-M", "context_size=256"], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert run.returncode == 1
+    assert "Traceback" not in run.stdout + run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("gguf/smollm2: a request of ") and last.endswith(
+        " tokens does not fit a slot's context of 256 tokens: raise -M context_size (shared by "
+        "the -M parallel slots)"
+    )
+    [log] = list(tmp_path.iterdir())
+    assert read_eval_log(str(log), header_only=True).status == "cancelled"
+    refused = subprocess.run(
+        [*command, "-M", "context_size=255"], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert refused.returncode == 1
+    said = [line for line in (refused.stdout + refused.stderr).splitlines() if line.strip()]
+    assert said == ["gguf/smollm2: -M context_size must be at least 256, not 255"]

@@ -28,7 +28,7 @@ from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args, whole
+from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args, stop_eval, whole
 from tom_eval.refusal import refused
 
 PACKAGED = {
@@ -55,6 +55,8 @@ one another's sums, so a greedy reply can depend on which other reply was being 
 it: with 2 slots, 3 of 16 replies differed between two identical runs, and with 1 none did,
 nor when the run started mid-way; and at one thread 2 slots were no faster (16 samples in 64
 and 66 s against 61 and 66 s; docs/game.md)."""
+MIN_CONTEXT = 256
+"""llama.cpp's smallest context, in tokens: it serves a smaller `context_size` with this one."""
 CLIENT_TIMEOUT = 3600.0
 """Seconds a call may take: llama.cpp's own read and write timeout. A local call that is slow
 is slow because the CPU is shared, and re-sending it only runs it again."""
@@ -121,7 +123,7 @@ class GGUFAPI(OpenAICompatibleAPI):
 
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "model_path": Arg(None),
-        "context_size": Arg(4096, whole, **at_least(1)),
+        "context_size": Arg(4096, whole, **at_least(MIN_CONTEXT)),
         "threads": Arg(THREADS, whole, **at_least(1)),
         "parallel": Arg(PARALLEL, whole, **at_least(1)),
     }
@@ -169,8 +171,21 @@ class GGUFAPI(OpenAICompatibleAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput | tuple[ModelOutput | Exception, ModelCall]:
-        """Greedy and seeded unless told otherwise, so a local run repeats exactly."""
-        return await super().generate(input, tools, tool_choice, REPEATABLE.merge(config))
+        """Greedy and seeded unless told otherwise, so a local run repeats exactly. A request
+        longer than a slot's context is the user's setting to change, not the model's reply:
+        the run stops in one line that says so (llama.cpp would refuse every longer one)."""
+        from openai import APIStatusError  # present: the client above is openai's
+
+        result = await super().generate(input, tools, tool_choice, REPEATABLE.merge(config))
+        output = result[0] if isinstance(result, tuple) else result
+        body = output.body if isinstance(output, APIStatusError) else None
+        if isinstance(body, dict) and body.get("type") == "exceed_context_size_error":
+            await stop_eval(
+                f"gguf/{self.model_name}: a request of {body.get('n_prompt_tokens')} tokens does "
+                f"not fit a slot's context of {body.get('n_ctx')} tokens: raise -M context_size "
+                "(shared by the -M parallel slots)"
+            )
+        return result
 
     def max_connections(self) -> int:
         return self.parallel
