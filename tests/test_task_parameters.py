@@ -244,3 +244,16 @@ def test_a_piped_scenario_file_is_read_once_and_its_digest_is_its_content(
         os.close(read)
     assert len(task.dataset) == 1
     assert task.metadata == {SCENARIO_DIGEST: hashlib.sha256(content).hexdigest()}
+
+
+def test_a_scenario_file_without_the_ids_asked_for_says_so_as_they_were_typed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    assert (
+        main(["generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(path)]) == 0
+    )
+    # Inspect hands `-T ids=1,2` over as a list.
+    with pytest.raises(PrerequisiteError) as raised:
+        tom(scenario_file=str(path), ids=["1", "2"], extras="0A")
+    assert raised.value.message == f"tom: {path}: no scenario matches ids=1,2 extras=0A"
