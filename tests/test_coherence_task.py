@@ -234,6 +234,9 @@ def test_the_agents_across_domains(tmp_path: Path) -> None:
     assert "## Coherence of action prediction and inference" in text
     assert "tom/rational [default] (coherence, estimator=logprobs, task=BI)" in text
     assert "tom/random-agent [default]" in text and "| BI_cross_domain_r |" in text
+    # A count among the correlations stays a whole number.
+    items = len(rational.samples or [])
+    assert f"| items | {items} | {items} |" in text
     assert (tmp_path / "report" / "coherence.png").stat().st_size > 10_000
 
 

@@ -95,7 +95,9 @@ class CoherenceReport:
         csv(table, context.out / "coherence.csv")
         columns = ["items", *VALUES]
         evaluations = [column for column in table.columns if column not in ("run", *columns)]
-        view = table.set_index("run")[columns + evaluations].T.reset_index(names="value")
+        # As objects, so that the counts stay whole numbers in a column of correlations.
+        chosen = table.set_index("run")[columns + evaluations].astype(object)
+        view = chosen.T.reset_index(names="value")
         path = figure_3(table, context.out / "coherence.png")
         return [
             "## Coherence of action prediction and inference",
