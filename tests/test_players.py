@@ -120,6 +120,7 @@ def test_unknown_players_are_refused() -> None:
         ({"memory": 2.9}, "-M memory must be a whole number, not 2.9"),
         ({"memory": True}, "-M memory must be a whole number, not True"),
         ({"seed": 1.5}, "-M seed must be a whole number, not 1.5"),
+        ({"seed": 2**63}, f"-M seed must be from -2**63 to 2**63 - 1, not {2**63}"),
         ({"latency": True}, "-M latency must be a finite number, not True"),
         ({"latency": float("inf")}, "-M latency must be a finite number, not inf"),
     ],

@@ -34,7 +34,7 @@ from tom_eval.game.spec import (
     select_rows,
     selects_mastery,
 )
-from tom_eval.json_fields import LARGEST
+from tom_eval.json_fields import LARGEST, SEED_RANGE
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 
@@ -60,7 +60,7 @@ def seed(text: str) -> int:
     file generated with a larger one could not be run)."""
     number = int(text)  # argparse reports a ValueError as an invalid seed value
     if not -LARGEST <= number < LARGEST:
-        raise argparse.ArgumentTypeError(f"seed must be from -2**63 to 2**63 - 1, not {text}")
+        raise argparse.ArgumentTypeError(f"seed must be {SEED_RANGE}, not {text}")
     return number
 
 

@@ -21,7 +21,7 @@ from typing import ClassVar
 from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, TopLogprob
 
 from tom_eval.coherence.agents import POLICIES, AnswerText, Policy, distribution, item_of_prompt
-from tom_eval.providers.base import Arg, LocalProvider, Reply, whole, yes_no
+from tom_eval.providers.base import Arg, LocalProvider, Reply, a_seed, whole, yes_no
 from tom_eval.refusal import refused
 
 
@@ -29,7 +29,10 @@ class CoherencePlayer(LocalProvider):
     """`tom/rational`, `tom/random-agent`; model args: `seed`, `logprobs`."""
 
     PLAYS = ("coherence",)
-    ARGS: ClassVar[Mapping[str, Arg]] = {"seed": Arg(0, whole), "logprobs": Arg(True, yes_no)}
+    ARGS: ClassVar[Mapping[str, Arg]] = {
+        "seed": Arg(0, whole, **a_seed()),
+        "logprobs": Arg(True, yes_no),
+    }
     seed: int
     logprobs: bool
 

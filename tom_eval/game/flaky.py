@@ -35,7 +35,7 @@ from tenacity import wait_fixed
 from tenacity.wait import WaitBaseT
 
 from tom_eval.game.players import ReferencePlayer
-from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least, number, whole
+from tom_eval.providers.base import Arg, LocalProvider, Reply, a_seed, at_least, number, whole
 from tom_eval.refusal import refused
 
 
@@ -60,7 +60,7 @@ class FlakyPlayer(LocalProvider):
         "max_faults": Arg(2, whole, **at_least(0)),
         "hang": Arg(60.0, number, **at_least(0)),
         "backoff": Arg(None, number, **at_least(0)),
-        "seed": Arg(0, whole),
+        "seed": Arg(0, whole, **a_seed()),
         "latency": Arg(0.0, number, **at_least(0)),
     }
     player: str

@@ -45,7 +45,7 @@ from tom_eval.game.prompts import (
 )
 from tom_eval.game.rules import always_truthful_to
 from tom_eval.game.world import NOTHING, SELF, Enter, Leave
-from tom_eval.providers.base import Arg, LocalProvider, Reply, at_least, number, whole
+from tom_eval.providers.base import Arg, LocalProvider, Reply, a_seed, at_least, number, whole
 from tom_eval.refusal import refused
 
 
@@ -205,7 +205,7 @@ class ReferencePlayer(LocalProvider):
     PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "latency": Arg(0.0, number, **at_least(0)),
-        "seed": Arg(0, whole),
+        "seed": Arg(0, whole, **a_seed()),
         "memory": Arg(None, whole, only="tom/bounded", **at_least(1)),
     }
     latency: float

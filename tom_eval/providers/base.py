@@ -47,7 +47,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.json_fields import finite_number
+from tom_eval.json_fields import LARGEST, SEED_RANGE, finite_number
 from tom_eval.refusal import refused
 
 DEFAULT_CONFIG = GenerateConfig()
@@ -107,6 +107,12 @@ class Arg:
 def at_least(minimum: float) -> dict[str, Any]:
     """`Arg(..., **at_least(1))`: the value must be `minimum` or more."""
     return {"allowed": lambda value: value >= minimum, "rule": f"at least {minimum:g}"}
+
+
+def a_seed() -> dict[str, Any]:
+    """`Arg(0, whole, **a_seed())`: a seed the 64-bit columns of a log's reader hold, as `-T
+    seed=` takes."""
+    return {"allowed": lambda value: -LARGEST <= value < LARGEST, "rule": SEED_RANGE}
 
 
 def read_args(
