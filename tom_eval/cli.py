@@ -306,7 +306,8 @@ def _false_belief_items(args: argparse.Namespace) -> int:
     if not items:
         raise InputError("false-belief-items: --contents and --transfer are both 0")
     write_items(args.out, items)
-    print(f"wrote {len(items)} false-belief tasks to {args.out}")
+    tasks = "false-belief task" if len(items) == 1 else "false-belief tasks"
+    print(f"wrote {len(items)} {tasks} to {args.out}")
     return 0
 
 
