@@ -215,3 +215,16 @@ def test_a_request_beyond_the_context_stops_the_run_in_one_line(tmp_path: Path) 
     assert refused.returncode == 1
     said = [line for line in (refused.stdout + refused.stderr).splitlines() if line.strip()]
     assert said == ["gguf/smollm2: -M context_size must be at least 256, not 255"]
+
+
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
+def test_from_python_a_request_beyond_the_context_is_an_error_to_catch() -> None:
+    """Outside an eval nothing is stopped: the caller gets llama.cpp's refusal."""
+    from openai import BadRequestError
+
+    async def overflow() -> None:
+        async with get_model("gguf/smollm2", memoize=False, context_size=256) as model:
+            await model.generate("word " * 400, config=GenerateConfig(max_tokens=4))
+
+    with pytest.raises(BadRequestError, match="exceeds the available context size"):
+        asyncio.run(overflow())

@@ -361,16 +361,15 @@ def test_a_grader_that_cannot_judge_is_refused_before_the_run(tmp_path: Path) ->
     assert not list(tmp_path.iterdir())
 
 
-def test_a_model_role_no_task_reads_is_refused_and_another_tasks_role_warned(
+def test_a_misspelt_grader_is_refused_and_a_role_the_task_does_not_read_warned(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Inspect ignores a role no task reads: a misspelt `--model-role judge=...` would
-    leave the evaluated model judging itself. The grader of the open-ended task is only
-    warned about on the multiple-choice one, since one command may run both."""
+    """Inspect ignores a role no task reads: a misspelt `--model-role judge=...` with no
+    grader would leave the evaluated model judging itself. A role the task does not read is
+    only warned about, since another task of the command or a user's solver may read it."""
     arguments = {"data_dir": str(FIXTURES), "open_ended": True}
-    with pytest.raises(
-        PrerequisiteError, match=r"no model role 'judge' \(this task reads only grader"
-    ):
+    refusal = r"no model role 'judge' \(this task reads grader, which the evaluated model plays"
+    with pytest.raises(PrerequisiteError, match=refusal):
         inspect_eval(
             f"{ROOT}/tasks/knp.py@knp",
             model="tom/gold",
@@ -380,19 +379,23 @@ def test_a_model_role_no_task_reads_is_refused_and_another_tasks_role_warned(
             display="none",
         )
     assert not list(tmp_path.iterdir())
-    (log,) = inspect_eval(
-        f"{ROOT}/tasks/knp.py@knp",
+    logs = inspect_eval(
+        [f"{ROOT}/tasks/knp.py@knp", f"{ROOT}/tasks/ikd.py@ikd"],
         model="tom/gold",
-        model_roles={"grader": "tom/gold"},
+        model_roles={"grader": "tom/gold", "critic": "tom/gold"},
         task_args={"data_dir": str(FIXTURES)},
         log_dir=str(tmp_path),
         display="none",
         limit=1,
     )
-    assert log.status == "success"
-    assert "model role 'grader' not used by task 'knp' (the judge of knp -T open_ended=true)" in [
-        record.getMessage() for record in caplog.records
-    ]
+    assert [log.status for log in logs] == ["success", "success"]
+    warnings = [record.getMessage() for record in caplog.records]
+    for task in ("knp", "ikd"):
+        assert f"model role 'critic' not used by task '{task}'" in warnings
+        assert (
+            f"model role 'grader' not used by task '{task}' (used by knp -T open_ended=true, "
+            "as its judge)"
+        ) in warnings
 
 
 def _genre_reply(prompt: str) -> str:

@@ -395,7 +395,7 @@ def test_export_needs_a_study_and_a_new_folder(
     capsys.readouterr()
     assert main(["export", str(tmp_path), "--out", str(tmp_path / "none")]) == 0
     assert list((tmp_path / "none").iterdir()) == []
-    assert "finished; --include-incomplete exports the scenarios that 1 who" in (
+    assert "--include-incomplete would export the finished scenarios of 1 participant(s)" in (
         capsys.readouterr().err
     )
     some = tmp_path / "some"

@@ -34,7 +34,7 @@ from tom_eval.game.spec import (
     select_rows,
     selects_mastery,
 )
-from tom_eval.json_fields import LARGEST, SEED_RANGE
+from tom_eval.json_fields import INT64_RANGE, LARGEST
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 
@@ -60,7 +60,7 @@ def seed(text: str) -> int:
     file generated with a larger one could not be run)."""
     number = int(text)  # argparse reports a ValueError as an invalid seed value
     if not -LARGEST <= number < LARGEST:
-        raise argparse.ArgumentTypeError(f"seed must be {SEED_RANGE}, not {text}")
+        raise argparse.ArgumentTypeError(f"seed must be {INT64_RANGE}, not {text}")
     return number
 
 
@@ -274,11 +274,15 @@ def _export(args: argparse.Namespace) -> int:
     written = export(args.data_dir, args.out, args.include_incomplete, progress)
     if not written:
         started = 0 if args.include_incomplete else unfinished_with_answers(args.data_dir)
-        hint = (
-            f"; --include-incomplete exports the scenarios that {started} who started finished"
-            if started
-            else ", and nobody has finished a scenario yet"
-        )
+        if started is None:
+            hint = "; --include-incomplete exports the finished scenarios of those who started"
+        elif started:
+            hint = (
+                f"; --include-incomplete would export the finished scenarios of {started} "
+                "participant(s) who have not finished"
+            )
+        else:
+            hint = ", and nobody has finished a scenario yet"
         print(f"tom-eval: warning: no participant has finished{hint}", file=sys.stderr)
     print(f"wrote {len(written)} participant log(s) to {args.out}")
     return 0
@@ -332,7 +336,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="recompute a scenario file and report disagreements")
     check.add_argument("file", type=path, help="a tom-eval .jsonl file or the reference's JSON")
-    check.add_argument("--summary", action="store_true", help="print only disagreements and totals")
+    check.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the disagreeing scenarios, each Extra's load and the totals",
+    )
     check.add_argument(
         "--spec",
         type=path,

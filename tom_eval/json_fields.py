@@ -17,7 +17,7 @@ from tom_eval.errors import InputError, read_user_text
 LARGEST = 2**63
 """Whole numbers lie in [-LARGEST, LARGEST): a log's values are read back into 64-bit
 columns (`tom-eval report`), which cannot hold a larger one."""
-SEED_RANGE = "from -2**63 to 2**63 - 1"
+INT64_RANGE = "from -2**63 to 2**63 - 1"
 
 
 def as_number(value: object) -> float | None:
@@ -138,7 +138,7 @@ class JsonFields:
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(f"'{name}' must be an integer, got {value!r}")
         if not -LARGEST <= value < LARGEST:
-            self.fail(f"'{name}' must be an integer {SEED_RANGE}, got {value}")
+            self.fail(f"'{name}' must be an integer {INT64_RANGE}, got {value}")
         return value
 
     def boolean(self, name: str, default: bool) -> bool:

@@ -180,8 +180,8 @@ def cached(subset: Subset, base_url: str, check: Check) -> Path:
 
 
 def _remove_if_empty(folder: Path) -> None:
-    """A failed first download leaves no empty folders behind (nor does it remove one that
-    holds a copy, or another process's download)."""
+    """A failed first download leaves no empty folders of its own behind (the cache's root
+    stays; a folder holding a copy, or another process's download, is kept)."""
     with contextlib.suppress(OSError):
         folder.rmdir()
         folder.parent.rmdir()

@@ -47,7 +47,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.json_fields import LARGEST, SEED_RANGE, finite_number
+from tom_eval.json_fields import INT64_RANGE, LARGEST, finite_number
 from tom_eval.refusal import refused
 
 DEFAULT_CONFIG = GenerateConfig()
@@ -112,7 +112,7 @@ def at_least(minimum: float) -> dict[str, Any]:
 def a_seed() -> dict[str, Any]:
     """`Arg(0, whole, **a_seed())`: a seed the 64-bit columns of a log's reader hold, as `-T
     seed=` takes."""
-    return {"allowed": lambda value: -LARGEST <= value < LARGEST, "rule": SEED_RANGE}
+    return {"allowed": lambda value: -LARGEST <= value < LARGEST, "rule": INT64_RANGE}
 
 
 def read_args(
@@ -271,7 +271,7 @@ class LocalProvider(ModelAPI):
         return tokens(text)
 
 
-SUITE_ROLES = {"grader": "the judge of knp -T open_ended=true"}
+SUITE_ROLES = {"grader": "knp -T open_ended=true, as its judge"}
 """The model roles (`--model-role NAME=...`) that the suite's tasks read, and who reads each."""
 
 
@@ -279,18 +279,21 @@ def refuse_unplayable(task: str, roles: tuple[str, ...] = ()) -> None:
     """Called by each task as it is built, where Inspect has made the model under
     evaluation active (and the model roles known): a provider of ours that does not play
     `task`, as that model or in one of the task's `roles` (a grader, say), ends the eval
-    before it starts, in one line and with no log (a PrerequisiteError). So does a model
-    role that no task of the suite reads: Inspect ignores it, so a misspelt
-    `--model-role judge=...` would leave the evaluated model judging itself. A role that
-    another task reads is warned about, as another task's parameter is, since one
-    command may run several tasks."""
-    for given in model_roles():
-        if given in roles:
-            continue
-        if given not in SUITE_ROLES:
-            reads = f"reads only {', '.join(roles)}" if roles else "reads no model role"
-            raise refused(f"{task}: no model role '{given}' (this task {reads})")
-        logger.warning(f"model role '{given}' not used by task '{task}' ({SUITE_ROLES[given]})")
+    before it starts, in one line and with no log (a PrerequisiteError).
+
+    A model role the task does not read is warned about (another task of the command, a
+    solver of the user's or `INSPECT_EVAL_MODEL_ROLE` may read it). But where the task's own
+    roles are all left out and another one is given, it is refused: a misspelt `--model-role
+    judge=...` would otherwise leave the evaluated model judging itself."""
+    given = model_roles()
+    for other in [role for role in given if role not in roles]:
+        if roles and not any(role in given for role in roles) and other not in SUITE_ROLES:
+            raise refused(
+                f"{task}: no model role '{other}' (this task reads {', '.join(roles)}, which "
+                "the evaluated model plays when it is not given)"
+            )
+        reader = f" (used by {SUITE_ROLES[other]})" if other in SUITE_ROLES else ""
+        logger.warning(f"model role '{other}' not used by task '{task}'{reader}")
     for role in (None, *roles):
         model = active_model() if role is None else model_roles().get(role)
         api = model.api if isinstance(model, Model) else None

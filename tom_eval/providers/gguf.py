@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelCall, ModelOutput
 from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
@@ -118,6 +119,17 @@ def start_server(path: Path, context_size: int, threads: int, parallel: int) -> 
         raise refused(f"{path}: llama.cpp cannot serve this file ({error})") from None
 
 
+def _overflow(body: Any) -> str:
+    """llama.cpp's refusal of a request longer than a slot's context, and what to do."""
+    tokens, context = body.get("n_prompt_tokens"), body.get("n_ctx")
+    what = (
+        f"a request of {tokens} tokens does not fit a slot's context of {context} tokens"
+        if isinstance(tokens, int) and isinstance(context, int)
+        else str(body.get("message", "a request does not fit a slot's context"))
+    )
+    return f"{what}: raise -M context_size (shared by the -M parallel slots)"
+
+
 class GGUFAPI(OpenAICompatibleAPI):
     """Inspect's OpenAI-compatible client in front of an in-process llama.cpp server."""
 
@@ -179,12 +191,10 @@ class GGUFAPI(OpenAICompatibleAPI):
         result = await super().generate(input, tools, tool_choice, REPEATABLE.merge(config))
         output = result[0] if isinstance(result, tuple) else result
         body = output.body if isinstance(output, APIStatusError) else None
-        if isinstance(body, dict) and body.get("type") == "exceed_context_size_error":
-            await stop_eval(
-                f"gguf/{self.model_name}: a request of {body.get('n_prompt_tokens')} tokens does "
-                f"not fit a slot's context of {body.get('n_ctx')} tokens: raise -M context_size "
-                "(shared by the -M parallel slots)"
-            )
+        overflow = isinstance(body, dict) and body.get("type") == "exceed_context_size_error"
+        # Outside an eval (`model.generate` from Python) the caller gets the error to handle.
+        if overflow and sample_active() is not None:
+            await stop_eval(f"gguf/{self.model_name}: {_overflow(body)}")
         return result
 
     def max_connections(self) -> int:

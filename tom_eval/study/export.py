@@ -73,11 +73,15 @@ def export(
     return sorted(path for path in out.iterdir() if path.is_file())
 
 
-def unfinished_with_answers(data_dir: Path) -> int:
+def unfinished_with_answers(data_dir: Path) -> int | None:
     """How many participants who have not finished the study have finished a scenario:
-    those whom `include_incomplete` would add to an export."""
+    those whom `include_incomplete` would add to an export; None when one of them has a
+    sample the design does not hold (an export of them would name it)."""
     design = existing_design(data_dir)
-    everyone = _replays(design, Store(data_dir, read_only=True), include_incomplete=True)
+    try:
+        everyone = _replays(design, Store(data_dir, read_only=True), include_incomplete=True)
+    except InputError:
+        return None
     return sum(1 for replay in everyone if replay.participant.status != "complete")
 
 
