@@ -219,12 +219,15 @@ def test_a_request_beyond_the_context_stops_the_run_in_one_line(tmp_path: Path) 
 
 @pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
 def test_from_python_a_request_beyond_the_context_is_an_error_to_catch() -> None:
-    """Outside an eval nothing is stopped: the caller gets llama.cpp's refusal."""
-    from openai import BadRequestError
+    """Outside an eval nothing is stopped: the caller gets llama.cpp's refusal, as Inspect
+    hands on a provider's error."""
+    from inspect_ai.model._model import ModelGenerateError
 
     async def overflow() -> None:
         async with get_model("gguf/smollm2", memoize=False, context_size=256) as model:
             await model.generate("word " * 400, config=GenerateConfig(max_tokens=4))
 
-    with pytest.raises(BadRequestError, match="exceeds the available context size"):
+    with pytest.raises(ModelGenerateError) as raised:
         asyncio.run(overflow())
+    assert raised.value.status_code == 400
+    assert "exceeds the available context size (256 tokens)" in str(raised.value.provider_message)
