@@ -491,6 +491,30 @@ CASES = [
         ("s",),
     ),
     Case(
+        "serve, a completion URL with a format spec (it formatted a string of gigabytes)",
+        lambda d: ["serve", "--data-dir", "s", "--completion-url", "x/{code:>9999999999}"],
+        "serve: --completion-url may hold {code} and no other braces: x/{code:>9999999999}",
+        ("s",),
+    ),
+    Case(
+        "serve, a completion URL with an attribute of the code",
+        lambda d: ["serve", "--data-dir", "s", "--completion-url", "x/{code.upper}"],
+        "serve: --completion-url may hold {code} and no other braces: x/{code.upper}",
+        ("s",),
+    ),
+    Case(
+        "serve, a public URL that is no address (it was a traceback)",
+        lambda d: ["serve", "--data-dir", "s", "--public-url", "http://[x"],
+        "serve: --public-url must be an http(s) address, not 'http://[x'",
+        ("s",),
+    ),
+    Case(
+        "serve, a public URL with a port beyond 65535",
+        lambda d: ["serve", "--data-dir", "s", "--public-url", "http://x:99999/"],
+        "serve: --public-url must be an http(s) address, not 'http://x:99999/'",
+        ("s",),
+    ),
+    Case(
         "serve, an empty admin token (an unset $TOKEN) creates no study",
         lambda d: ["serve", "--data-dir", "s", "--admin-token", ""],
         "serve: --admin-token is empty: leave it out",

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from contextlib import closing
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import ROOT, played_turn
-from tom_eval.cli import main
+from tom_eval.cli import main, served_addresses
 from tom_eval.errors import InputError
 from tom_eval.game.players import respond
 from tom_eval.study.app import StudySettings, create_app, next_step
@@ -316,6 +317,8 @@ def test_admin_endpoints_need_the_token(study: tuple[Flask, StudyDesign, Store])
     for path in ("/admin/export", "/admin/export.zip"):
         assert client.get(path).status_code == 403
     assert client.post("/admin/export").status_code == 403
+    # The token is a bearer token: the header's scheme is part of it.
+    assert client.get("/admin/status", headers={"Authorization": "secret"}).status_code == 403
 
 
 def test_the_status_counts_a_participant_idle_past_the_timeout_as_abandoned(
@@ -538,8 +541,43 @@ def test_forms_posted_from_another_site_are_refused(
     fetch = {"Sec-Fetch-Site": "cross-site"}
     assert client.post("/start", data=form, headers=fetch).status_code == 403
     assert store.participant("p1") is None
+    # An Origin that is no address at all is not the study's (it was a 500 and a traceback).
+    for broken in ("http://[x", "http://[::1"):
+        response = client.post("/start", data=form, headers={"Origin": broken})
+        assert response.status_code == 403
+        assert "can only be sent from its own pages" in response.get_data(as_text=True)
     own = {"Origin": "http://localhost"}
     assert client.post("/start", data=form, headers=own).status_code == 302
+
+
+def test_a_request_by_a_method_a_page_does_not_take_gets_the_studys_page(
+    study: tuple[Flask, StudyDesign, Store],
+) -> None:
+    app, _, _ = study
+    response = app.test_client().put("/play")
+    assert response.status_code == 405
+    assert "The method is not allowed" in response.get_data(as_text=True)
+    assert "X-Frame-Options" in response.headers
+
+
+def test_a_blank_admin_token_in_the_environment_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was taken as the token, so `?token=%20%20%20` opened the admin pages."""
+    monkeypatch.setenv("TOM_EVAL_ADMIN_TOKEN", "   ")
+    assert main(["serve", "--data-dir", str(tmp_path / "s"), "--port", "0"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "tom-eval: error: serve: $TOM_EVAL_ADMIN_TOKEN is blank: unset it for a generated token"
+    )
+    assert not (tmp_path / "s").exists()
+
+
+def test_the_addresses_served_are_written_as_a_browser_takes_them() -> None:
+    """IPv6 hosts in brackets, and every interface's port for `--host '*'`."""
+    one = SimpleNamespace(effective_host="::1", effective_port=8000)
+    every = SimpleNamespace(effective_listen=[("0.0.0.0", 41489), ("::", 35475)])
+    assert served_addresses(one) == ["http://[::1]:8000/"]
+    assert served_addresses(every) == ["http://0.0.0.0:41489/", "http://[::]:35475/"]
 
 
 def test_the_answer_page_shows_the_chosen_option_in_full(

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tom_eval.errors import InputError, refuse_unless_regular
 from tom_eval.files import writable_folder
@@ -37,6 +37,8 @@ from tom_eval.game.spec import (
 from tom_eval.json_fields import INT64_RANGE, LARGEST
 
 DEFAULT_OUT = Path("scenarios.jsonl")
+TOKEN_VARIABLE = "TOM_EVAL_ADMIN_TOKEN"
+"""The study's admin token, where `serve --admin-token` is not given."""
 
 
 def path(text: str) -> Path:
@@ -170,7 +172,6 @@ def _report(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     # Imported here: Flask and Inspect's dataset load only for the study commands.
-    import os
     import secrets
 
     from waitress.server import create_server
@@ -189,13 +190,10 @@ def _serve(args: argparse.Namespace) -> int:
     if not 0 < args.timeout_minutes < math.inf:
         raise InputError(f"serve: --timeout-minutes must be positive, not {args.timeout_minutes}")
     if args.completion_url:
-        try:
-            args.completion_url.format(code=args.completion_code)
-        except (KeyError, IndexError, ValueError):
-            raise InputError(
-                f"serve: --completion-url may hold {{code}} and no other braces: "
-                f"{args.completion_url}"
-            ) from None
+        check_completion_url(args.completion_url)
+    token = args.admin_token or os.environ.get(TOKEN_VARIABLE)
+    if token is not None and not token.strip():
+        raise InputError(f"serve: ${TOKEN_VARIABLE} is blank: unset it for a generated token")
     public_urls = tuple(public_url(url) for url in args.public_url)
     check_address(args.host, args.port)
     writable_folder(args.data_dir, create=False)  # `open_design` makes it, owner-only
@@ -205,9 +203,10 @@ def _serve(args: argparse.Namespace) -> int:
         refuse_unless_regular(scenario_file, "the study reads it again at every start")
         given["scenario_file"] = str(scenario_file.resolve())
     design = open_design(args.data_dir, given)
-    token = args.admin_token or os.environ.get("TOM_EVAL_ADMIN_TOKEN") or ""
     token_file = args.data_dir / "admin_token"
+    where = "as given" if args.admin_token else f"in ${TOKEN_VARIABLE}"
     if not token:
+        where = f"in {token_file}"
         token = read_secret(token_file, secrets.token_urlsafe(24).encode()).decode()
     settings = StudySettings(
         admin_token=token,
@@ -219,19 +218,43 @@ def _serve(args: argparse.Namespace) -> int:
     server = create_server(
         create_app(args.data_dir, design, settings), host=args.host, port=args.port, threads=8
     )
-    # One host gives one TCP server, which knows the port it got (--port 0 picks one).
-    served = f"http://{args.host}:{getattr(server, 'effective_port', args.port)}/"
-    url = settings.public_urls[0] if settings.public_urls else served
+    served = served_addresses(server)
+    url = settings.public_urls[0] if settings.public_urls else served[0]
     scenarios = ", ".join(f"rep {rep}: {len(ids)}" for rep, ids in design.reps.items())
     print(f"study in {args.data_dir} ({scenarios} scenarios per participant)")
     print(
         f"participants open {url} (Prolific: {url}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
         "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})"
     )
-    print(f"admin: {url}admin/status?token=... (token in {token_file} or as given)")
-    print(f"serving on {served}", flush=True)
+    print(f"admin: {url}admin/status?token=... (token {where})")
+    print(f"serving on {', '.join(served)}", flush=True)
     server.run()
     return 0
+
+
+def check_completion_url(url: str) -> None:
+    """`--completion-url` may hold `{code}`, as it is, and no other field: a format spec
+    (`{code:>999999999}`) or an attribute (`{code.upper}`) would make the link wrong, or
+    the page slow to write."""
+    from string import Formatter
+
+    try:
+        fields = [part[1:] for part in Formatter().parse(url) if part[1] is not None]
+    except ValueError:  # an unmatched brace
+        fields = [("", None, None)]
+    if any(field != ("code", "", None) for field in fields):
+        raise InputError(f"serve: --completion-url may hold {{code}} and no other braces: {url}")
+
+
+def served_addresses(server: Any) -> list[str]:
+    """Where waitress listens: one address a host names, every interface's for `*` (each
+    with the port it got, which --port 0 picks), IPv6 hosts in brackets."""
+    listening = getattr(server, "effective_listen", None) or [
+        (server.effective_host, server.effective_port)
+    ]
+    return [
+        f"http://{f'[{host}]' if ':' in str(host) else host}:{port}/" for host, port in listening
+    ]
 
 
 def check_address(host: str, port: int) -> None:
@@ -257,7 +280,11 @@ def public_url(text: str) -> str:
     """`--public-url`: an http(s) address with a host, ending in a slash."""
     from urllib.parse import urlparse
 
-    parts = urlparse(text)
+    try:
+        parts = urlparse(text)
+        parts.port  # noqa: B018  (reading it checks it: a port beyond 65535 or not a number)
+    except ValueError:
+        parts = urlparse("")
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
         raise InputError(f"serve: --public-url must be an http(s) address, not {text!r}")
     return text if text.endswith("/") else f"{text}/"

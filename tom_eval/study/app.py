@@ -62,7 +62,7 @@ from tom_eval.study.store import Participant, Reply, Store, valid_participant_id
 SECRET_FILE = "secret_key"
 STUDY_EXTENSION = "tom_eval.study"
 """The key of the app's `Study` in `app.extensions`."""
-PROBLEM_CODES = (400, 403, 404, 409, 413, 500)
+PROBLEM_CODES = (400, 403, 404, 405, 409, 413, 500)
 """The errors shown as the study's own message page."""
 SECURITY_HEADERS = {
     # No other site may frame a page (clickjacking a participant's answers).
@@ -190,7 +190,12 @@ def from_own_pages(posted: Request, public_urls: Sequence[str]) -> bool:
         return True
     if site is not None:
         return False
-    return origin is None or urlparse(origin).netloc == posted.host
+    if origin is None:
+        return True
+    try:
+        return urlparse(origin).netloc == posted.host
+    except ValueError:  # not an address at all ("http://[x"), so not this study's
+        return False
 
 
 @dataclass(frozen=True)
@@ -436,7 +441,8 @@ def _admin_only(view: Callable[[], Answer]) -> Callable[[], Answer]:
 
     @functools.wraps(view)
     def guarded() -> Answer:
-        given = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        header = request.headers.get("Authorization", "")
+        given = header.removeprefix("Bearer ") if header.startswith("Bearer ") else ""
         given = given or request.args.get("token", "")
         token = _study().settings.admin_token
         if not given or not hmac.compare_digest(given.encode(), token.encode()):
