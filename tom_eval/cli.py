@@ -34,7 +34,7 @@ from tom_eval.game.spec import (
     select_rows,
     selects_mastery,
 )
-from tom_eval.json_fields import INT64_RANGE, LARGEST
+from tom_eval.json_fields import INT64_RANGE, fits_int64
 
 DEFAULT_OUT = Path("scenarios.jsonl")
 TOKEN_VARIABLE = "TOM_EVAL_ADMIN_TOKEN"
@@ -61,7 +61,7 @@ def seed(text: str) -> int:
     """A seed argument: a whole number a log's 64-bit columns hold, as `-T seed=` takes (a
     file generated with a larger one could not be run)."""
     number = int(text)  # argparse reports a ValueError as an invalid seed value
-    if not -LARGEST <= number < LARGEST:
+    if not fits_int64(number):
         raise argparse.ArgumentTypeError(f"seed must be {INT64_RANGE}, not {text}")
     return number
 
@@ -240,9 +240,10 @@ def check_completion_url(url: str) -> None:
 
     try:
         fields = [part[1:] for part in Formatter().parse(url) if part[1] is not None]
+        only_code = all(field == ("code", "", None) for field in fields)
     except ValueError:  # an unmatched brace
-        fields = [("", None, None)]
-    if any(field != ("code", "", None) for field in fields):
+        only_code = False
+    if not only_code:
         raise InputError(f"serve: --completion-url may hold {{code}} and no other braces: {url}")
 
 
@@ -283,9 +284,10 @@ def public_url(text: str) -> str:
     try:
         parts = urlparse(text)
         parts.port  # noqa: B018  (reading it checks it: a port beyond 65535 or not a number)
-    except ValueError:
-        parts = urlparse("")
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+        address = parts.scheme in ("http", "https") and bool(parts.hostname) and not parts.query
+    except ValueError:  # "http://[x"
+        address = False
+    if not address:
         raise InputError(f"serve: --public-url must be an http(s) address, not {text!r}")
     return text if text.endswith("/") else f"{text}/"
 

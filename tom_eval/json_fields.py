@@ -20,6 +20,11 @@ columns (`tom-eval report`), which cannot hold a larger one."""
 INT64_RANGE = "from -2**63 to 2**63 - 1"
 
 
+def fits_int64(number: int) -> bool:
+    """Whether a 64-bit column holds `number` (see LARGEST)."""
+    return -LARGEST <= number < LARGEST
+
+
 def as_number(value: object) -> float | None:
     """A number as YAML gives it, as a float: an int, a float, or text that Python reads as
     a number (YAML 1.1 reads `1e-15` as text; it wants `1.0e-15`); a whole number beyond a
@@ -137,7 +142,7 @@ class JsonFields:
         value = self.get(name)
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(f"'{name}' must be an integer, got {value!r}")
-        if not -LARGEST <= value < LARGEST:
+        if not fits_int64(value):
             self.fail(f"'{name}' must be an integer {INT64_RANGE}, got {value}")
         return value
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from tom_eval.errors import InputError
-from tom_eval.json_fields import INT64_RANGE, LARGEST, finite_number
+from tom_eval.json_fields import INT64_RANGE, finite_number, fits_int64
 from tom_eval.refusal import refused
 
 logger = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ def whole_number(
     if isinstance(value, bool) or not isinstance(value, int) or out_of_range:
         raise InputError(f"{name} must be {wanted}, not {_given(value)}")
     # A log's task arguments are read back into 64-bit columns (`tom-eval report`).
-    if not -LARGEST <= value < LARGEST:
+    if not fits_int64(value):
         bounds = INT64_RANGE if minimum is None else f"{wanted}, below 2**63"
         raise InputError(f"{name} must be {bounds}, not {_given(value)}")
     return value

@@ -28,6 +28,7 @@ from tom_eval.game.spec import (
     EXTRAS,
     Mastery,
     SpecRow,
+    list_text,
     parse_extras,
     parse_ids,
     read_mastery,
@@ -75,7 +76,7 @@ def scenario_records(
             r for r in records if r.asked.id in chosen_ids and r.asked.extra in chosen_extras
         ]
         if not records:
-            asked = f"ids={_as_typed(ids)} extras={_as_typed(extras)}"
+            asked = f"ids={list_text(ids)} extras={list_text(extras)}"
             raise InputError(f"{scenario_file}: no scenario matches {asked}")
         return records, {SCENARIO_DIGEST: digest}
     spec = read_spec()
@@ -111,11 +112,6 @@ def shipped_records(rows: list[SpecRow], reps: int, seed: int) -> list[ScenarioR
         record for record in read_scenarios(path) if record.asked in wanted and record.rep <= reps
     ]
     return records if len(records) == len(rows) * reps else None
-
-
-def _as_typed(value: str | int | list[int | str] | list[str]) -> str:
-    """A parameter's value as the user typed it: Inspect makes `-T ids=1,2` a list."""
-    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def ladder_records(

@@ -153,7 +153,7 @@ def parse_ids(
     value: str | int | list[int | str], known: list[int], mastery: tuple[int, ...]
 ) -> list[int]:
     """Spec Ids from "all", "mastery", an Id, or a list like "7,8,12-13"."""
-    text = _list_text(value)
+    text = list_text(value)
     if text == "all":
         return sorted(set(known))
     if selects_mastery(text):
@@ -176,7 +176,7 @@ def parse_ids(
 
 def selects_mastery(value: str | int | list[int | str]) -> bool:
     """Whether an `ids` value asks for the mastery Ids, read as `parse_ids` reads it."""
-    return _list_text(value) == "mastery"
+    return list_text(value) == "mastery"
 
 
 def is_whole_number(text: str) -> bool:
@@ -186,7 +186,7 @@ def is_whole_number(text: str) -> bool:
 
 def parse_extras(value: str | list[str]) -> list[str]:
     """A list like "0A,1B"."""
-    extras = [extra.strip().upper() for extra in _list_text(value).split(",") if extra.strip()]
+    extras = [extra.strip().upper() for extra in list_text(value).split(",") if extra.strip()]
     if not extras:
         raise InputError(f"extras: none given (use e.g. {','.join(EXTRAS)})")
     for extra in extras:
@@ -195,7 +195,7 @@ def parse_extras(value: str | list[str]) -> list[str]:
     return sorted(set(extras), key=EXTRAS.index)
 
 
-def _list_text(value: object) -> str:
+def list_text(value: object) -> str:
     """A comma-separated list as text, however it arrives: Inspect's `-T ids=7,8` hands over
     a list, or the text of one ("['7', '8']"). White space (line breaks too) is dropped."""
     if isinstance(value, list):

@@ -47,7 +47,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.json_fields import INT64_RANGE, LARGEST, finite_number
+from tom_eval.json_fields import INT64_RANGE, finite_number, fits_int64
 from tom_eval.refusal import refused
 
 DEFAULT_CONFIG = GenerateConfig()
@@ -112,7 +112,7 @@ def at_least(minimum: float) -> dict[str, Any]:
 def a_seed() -> dict[str, Any]:
     """`Arg(0, whole, **a_seed())`: a seed the 64-bit columns of a log's reader hold, as `-T
     seed=` takes."""
-    return {"allowed": lambda value: -LARGEST <= value < LARGEST, "rule": INT64_RANGE}
+    return {"allowed": fits_int64, "rule": INT64_RANGE}
 
 
 def read_args(
@@ -295,7 +295,7 @@ def refuse_unplayable(task: str, roles: tuple[str, ...] = ()) -> None:
         reader = f" (used by {SUITE_ROLES[other]})" if other in SUITE_ROLES else ""
         logger.warning(f"model role '{other}' not used by task '{task}'{reader}")
     for role in (None, *roles):
-        model = active_model() if role is None else model_roles().get(role)
+        model = active_model() if role is None else given.get(role)
         api = model.api if isinstance(model, Model) else None
         reason = api.refusal(task) if isinstance(api, LocalProvider) else None
         if reason:

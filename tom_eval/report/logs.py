@@ -28,7 +28,7 @@ from inspect_ai.log import (
 from pydantic import ValidationError
 
 from tom_eval.errors import InputError
-from tom_eval.json_fields import LARGEST
+from tom_eval.json_fields import fits_int64
 from tom_eval.task_args import NOT_GIVEN, split_names
 
 CALL_CONFIG = (
@@ -86,7 +86,7 @@ SHOWN_CHARACTERS = 40
 
 def _within_int64(value: Any) -> Any:
     """`value` with every integer a table column cannot hold (beyond 64 bits) as its text."""
-    if isinstance(value, int) and not isinstance(value, bool) and not -LARGEST <= value < LARGEST:
+    if isinstance(value, int) and not isinstance(value, bool) and not fits_int64(value):
         return str(value)
     if isinstance(value, list):
         return [_within_int64(item) for item in value]
