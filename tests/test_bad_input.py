@@ -802,25 +802,36 @@ def test_scenario_files_nested_deeply_are_refused_by_the_task(tmp_path: Path) ->
     assert not (tmp_path / "logs").exists()
 
 
+REFUSALS = {
+    "task argument": (
+        ["tasks/tom.py", "-T", "reps=x"],
+        "tom: reps must be a whole number of 1 or more, not 'x'",
+    ),
+    "player": (["tasks/knp.py"], "tom/oracle cannot play knp: it plays tom"),
+    "model arg": (["tasks/tom.py", "-M", "sede=3"], "unknown model arg 'sede'"),
+}
+"""A refusal of each kind, each raised at its own step of starting a run."""
+NONE, JSON, PLAIN = ["--display", "none"], ["--json"], ["--display", "plain"]
+
+
 @pytest.mark.parametrize(
-    ("arguments", "line"),
+    ("refusal", "display", "inspect_command"),
+    # Every pair of refusal, display and command, each in one run: 9 runs, not all 18.
     [
-        (
-            ["tasks/tom.py", "-T", "reps=x"],
-            "tom: reps must be a whole number of 1 or more, not 'x'",
-        ),
-        (["tasks/knp.py"], "tom/oracle cannot play knp: it plays tom"),
-        (["tasks/tom.py", "-M", "sede=3"], "unknown model arg 'sede'"),
+        ("task argument", NONE, "eval"), ("task argument", JSON, "eval-set"),
+        ("task argument", PLAIN, "eval"),
+        ("player", NONE, "eval-set"), ("player", JSON, "eval"), ("player", PLAIN, "eval-set"),
+        ("model arg", NONE, "eval"), ("model arg", JSON, "eval-set"),
+        ("model arg", PLAIN, "eval-set"),
     ],
-)
-@pytest.mark.parametrize("display", [["--display", "none"], ["--json"], ["--display", "plain"]])
-@pytest.mark.parametrize("inspect_command", ["eval", "eval-set"])
+)  # fmt: skip
 def test_a_refused_run_says_why_once_under_every_display(
-    tmp_path: Path, arguments: list[str], line: str, display: list[str], inspect_command: str
+    tmp_path: Path, refusal: str, display: list[str], inspect_command: str
 ) -> None:
     """Inspect's `--display none` silences its own printing of a refusal: tom-eval's
     refusals are heard there too (on standard error), and said once with `--json` and
     under `eval-set` (which sets the display to none before it quiets the console)."""
+    arguments, line = REFUSALS[refusal]
     command = [sys.executable, "-m", "inspect_ai", inspect_command, *arguments]
     command += ["--model", "tom/oracle", *display, "--log-dir", str(tmp_path / "logs")]
     wide = os.environ | {"COLUMNS": "300"}

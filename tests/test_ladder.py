@@ -173,7 +173,8 @@ def test_bounded_memory_breaks_in_order_and_the_report_draws_the_curves(tmp_path
     spans, logs = {}, {}
     for memory in (2, 16):
         model = get_model("tom/bounded", memory=memory)
-        log = ladder_run(tmp_path / str(memory), model, ids="all", reps=1, levels="0,2,4,8,16,32")
+        levels = "0,2,4,8,16,32"  # 20 of the 39 base stories: two thirds of the time
+        log = ladder_run(tmp_path / str(memory), model, ids="all", reps=1, levels=levels, sample=20)
         spans[memory], logs[memory] = ladder_metrics(log)["span"], log
     assert 0 < spans[2] < spans[16]
     out = tmp_path / "report"

@@ -41,8 +41,9 @@ from tom_eval.game.turn import DEFAULT_LINEUP
 
 TASK = ["tasks/tom.py", "-T", "ids=12,17,27", "-T", "reps=2"]
 SAMPLES = 24
-SLOW = ["-M", "latency=0.5", "--max-connections", "2"]
-"""About 8 s of model time: long enough to kill a run part-way."""
+SLOW = ["-M", "latency=0.5", "--max-connections", "2", "--log-buffer", "2"]
+"""About 8 s of model time: long enough to kill a run part-way, its samples written to the
+log two at a time (by default ten: the kill came 3.5 s later)."""
 
 Outcome = dict[str, tuple[list[str], Value | None]]
 """Per sample id: the conversation (role and text of each message) and the score value."""
@@ -273,7 +274,7 @@ def test_a_killed_eval_resumes_with_eval_retry(tmp_path: Path, reference: Outcom
 def test_a_killed_eval_set_resumes_when_rerun(tmp_path: Path, reference: Outcome) -> None:
     command = ["eval-set", *TASK, "--model", "tom/oracle", *SLOW, "--log-dir", str(tmp_path)]
     saved = assert_killed_part_way(kill_part_way(tmp_path, *command))
-    rerun = inspect(*command)
+    rerun = inspect(*command, "--max-connections", "10")  # the last given counts
     assert rerun.returncode == 0, rerun.stderr
     log = only_log(tmp_path)
     assert outcome(log) == reference

@@ -302,6 +302,9 @@ def refuse_unplayable(task: str, roles: tuple[str, ...] = ()) -> None:
             raise refused(f"{reason} (as the {role} role)" if role else reason)
 
 
+INTERRUPTS_IGNORED = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+"""Whether the process started with SIGINT ignored, as read when this module is imported
+(later, Inspect's control server puts a handler of its own in front of it)."""
 UNHEARD_INTERRUPT_SECONDS = 5.0
 """How long an interrupt may take to cancel the sample that sent it before it is taken as
 ignored: well beyond the milliseconds it takes when handled, and a short wait otherwise."""
@@ -327,10 +330,11 @@ async def stop_eval(message: str) -> NoReturn:
             print(message, file=sys.stderr)
         else:  # the inspect command: once it has printed its notice
             context.call_on_close(lambda: _exit_with(message))
-        signal.raise_signal(signal.SIGINT)
         # A process started with SIGINT ignored (`command &` in a script) has no handler to
         # act on it, and the interrupt does not cancel this sample: then cancel the run.
-        await anyio.sleep(UNHEARD_INTERRUPT_SECONDS)
+        if not INTERRUPTS_IGNORED:
+            signal.raise_signal(signal.SIGINT)
+            await anyio.sleep(UNHEARD_INTERRUPT_SECONDS)
         _cancel_root_task()
     await anyio.sleep_forever()
     raise AssertionError("unreachable: the eval was cancelled")
