@@ -174,15 +174,17 @@ def split_names(given: object) -> list[str]:
     return list(dict.fromkeys(text for part in parts if (text := str(part).strip())))
 
 
-def names(name: str, given: object, allowed: Collection[str]) -> list[str]:
+def names(name: str, given: object, allowed: Collection[str], source: str = "") -> list[str]:
     """Names separated by commas (or the list Inspect makes of them), each in `allowed`,
-    at least one; distinct, in the order given."""
+    at least one; distinct, in the order given. `source` says what limits `allowed` when it
+    is not the parameter itself (the genres of the data a user gave)."""
     wanted = split_names(given)
     unknown = [text for text in wanted if text not in allowed]
+    listed = f"{source} ({', '.join(allowed)})" if source else ", ".join(allowed)
     if unknown:
-        raise InputError(f"{name} must be among {', '.join(allowed)}, not '{', '.join(unknown)}'")
+        raise InputError(f"{name} must be among {listed}, not '{', '.join(unknown)}'")
     if not wanted:
-        raise InputError(f"{name} names nothing (choose among {', '.join(allowed)})")
+        raise InputError(f"{name} names nothing (choose among {listed})")
     return wanted
 
 

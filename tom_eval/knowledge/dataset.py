@@ -181,4 +181,4 @@ def chosen_genres(genre: object, present: Collection[str]) -> set[str]:
     commas, or a list; all when None (left out)."""
     if genre is None:
         return set(present)
-    return set(names("genre", genre, sorted(present)))
+    return set(names("genre", genre, sorted(present), source="the genres of this data"))
