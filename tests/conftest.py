@@ -15,10 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import inspect_ai
 import pytest
 from documented_commands import RUNS, Command, Result, is_command_test, run_page, selected_pages
 from documented_commands import environment as commands_environment
-from inspect_ai.log import EvalSample
+from inspect_ai.log import EvalLog, EvalSample
 
 from tom_eval.game.spec import SpecRow, read_spec
 from tom_eval.game.world import Enter, Leave, Move, Put, Scenario
@@ -27,6 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE_SCENARIOS = SHARED / "reference" / "scenarios_standardized.json"
 REFERENCE_SPEC = SHARED / "reference" / "ToM - scenarios.csv"
+
+
+def inspect_eval(*args: Any, **options: Any) -> list[EvalLog]:
+    """Inspect's `eval` without the realtime sample buffer, which only Inspect View's live
+    view of running samples and `eval-retry` of a killed process read: it took a quarter of a
+    small run's time. Tests of those run the `inspect` command, which keeps it."""
+    return inspect_ai.eval(*args, **{"log_realtime": False, **options})
 
 
 def printed_under_hash_seeds(code: str, seeds: tuple[str, ...] = ("1", "2")) -> set[str]:

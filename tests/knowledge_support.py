@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task
-from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
-from conftest import http_server
+from conftest import http_server, inspect_eval
 
 FIXTURES = Path(__file__).parent / "fixtures" / "knowledge"
 QUIRKS = FIXTURES / "quirks"

@@ -15,7 +15,6 @@ from typing import Any, cast
 
 import pandas as pd
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, write_eval_log
 from inspect_ai.model import (
@@ -30,7 +29,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import SampleScore, Score
 
-from conftest import without_sample_entries
+from conftest import inspect_eval, without_sample_entries
 from scorers.coherence import bayesian
 from tasks.coherence import coherence
 from tom_eval.coherence.agents import TOKEN, AnswerText, distribution, item_of_prompt

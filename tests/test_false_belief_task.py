@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import (
@@ -26,6 +25,7 @@ from inspect_ai.model import (
     get_model,
 )
 
+from conftest import inspect_eval
 from tasks.false_belief import false_belief
 from tom_eval.false_belief.parsing import (
     correct,

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
+from conftest import inspect_eval
 from tasks.tom import tom
 from tom_eval.game.session import TurnRecord
 

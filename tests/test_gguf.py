@@ -15,12 +15,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, Model, get_model
 
-from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, played_turn
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, inspect_eval, played_turn
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom

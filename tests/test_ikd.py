@@ -12,11 +12,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from knowledge_support import FIXTURES, QUIRKS, metrics, run_smollm2, scripted
 
-from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, inspect_eval
 from tasks.ikd import ikd
 from tom_eval.knowledge.parsing import Verdict, logical_error, read_verdict, word_iou
 from tom_eval.registry import report_sections

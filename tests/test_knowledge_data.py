@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from knowledge_support import FIXTURES, QUIRKS, metrics, scripted, serve
 
-from conftest import ROOT
+from conftest import ROOT, inspect_eval
 from tasks.knp import knp
 from tom_eval.errors import InputError
 from tom_eval.knowledge import manifest, source

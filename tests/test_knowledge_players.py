@@ -12,10 +12,10 @@ from typing import Any
 
 import pandas as pd
 from inspect_ai import Task
-from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from knowledge_support import FIXTURES, QUIRKS, metrics
 
+from conftest import inspect_eval
 from tasks.ikd import ikd
 from tasks.knp import knp
 from tom_eval.cli import main

@@ -12,13 +12,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
 
-from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, printed_under_hash_seeds
+from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, inspect_eval, printed_under_hash_seeds
 from tasks.knp import knp
 from tom_eval.knowledge.dataset import correct_letters
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer

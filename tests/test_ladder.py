@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 from matplotlib.figure import Figure
 from test_generation import ROWS, is_subsequence
 
+from conftest import inspect_eval
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.errors import InputError

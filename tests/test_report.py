@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 import yaml
 from inspect_ai import Task, task
-from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import (
@@ -30,7 +29,7 @@ from inspect_ai.model import (
 )
 from matplotlib.figure import Figure
 
-from conftest import ROOT, damaged, without_sample_entries
+from conftest import ROOT, damaged, inspect_eval, without_sample_entries
 from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval.cli import main

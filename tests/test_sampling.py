@@ -13,11 +13,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from inspect_ai import Task
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from knowledge_support import FIXTURES, metrics
 
-from conftest import printed_under_hash_seeds
+from conftest import inspect_eval, printed_under_hash_seeds
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.ikd import ikd

@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai import score as inspect_score
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
-from conftest import REFERENCE_SCENARIOS, ROOT, played_turn, require_shared
+from conftest import REFERENCE_SCENARIOS, ROOT, inspect_eval, played_turn, require_shared
 from scorers.tom import tom_scorer
 from tasks.tom import tom
 from tom_eval.game import analysis
