@@ -32,8 +32,8 @@ REFERENCE_SPEC = SHARED / "reference" / "ToM - scenarios.csv"
 
 def inspect_eval(*args: Any, **options: Any) -> list[EvalLog]:
     """Inspect's `eval` without the realtime sample buffer, which only Inspect View's live
-    view of running samples and `eval-retry` of a killed process read: it took a quarter of a
-    small run's time. Tests of those run the `inspect` command, which keeps it."""
+    view of running samples and `eval-retry` of a killed process read (7% of the time of the
+    report's and coherence's tests). Tests of those run the `inspect` command, which keeps it."""
     return inspect_ai.eval(*args, **{"log_realtime": False, **options})
 
 
