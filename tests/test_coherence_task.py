@@ -207,7 +207,9 @@ def test_the_rational_agents_answers_are_read_exactly_on_every_item() -> None:
                 for item in items(domain, task):
                     language = AnswerText.of(item, expected[item.item_id])
 
-                    async def next_tokens(text: str, language: AnswerText = language) -> Any:
+                    async def next_tokens(
+                        text: str, language: AnswerText = language
+                    ) -> Mapping[str, float]:
                         return language.next_tokens(text)
 
                     reading = await read_distribution(
