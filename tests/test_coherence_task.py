@@ -445,7 +445,7 @@ def test_the_reports_defaults_are_the_tasks() -> None:
 
 
 def test_the_random_agent_is_incoherent(tmp_path: Path) -> None:
-    # 30 inferences and the 100 action predictions they need: a third of the items.
+    # 30 inferences and the 100 action predictions they need: 130 of the 297 items.
     values = metrics(run(tmp_path, "tom/random-agent", domain="movie", task="AP,BI", sample=30))
     assert abs(values["movie_BI_r"]) < 0.3
     assert abs(values["movie_BI_rational_r"]) < 0.3
