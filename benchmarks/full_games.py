@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from inspect_ai.log import read_eval_log
+from measure import markdown_table
 from reference_players import MODELS, run
 
 COLUMNS = (
@@ -38,22 +39,24 @@ def main() -> None:
     task_args = ["-T", "mode=game", "-T", f"games={args.games}", "-T", f"turns={args.turns}"]
     task_args += ["-T", f"history={args.history}", "-T", f"response_format={args.format}"]
     task_args += ["-T", f"lineup={args.lineup}"]
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
+    rows = []
     with tempfile.TemporaryDirectory() as folder:
         for model in args.models.split(","):
             seconds, path = run(model, Path(folder) / model.replace("/", "_"), task_args)
             log = read_eval_log(str(path), header_only=True)
             assert log.results is not None and log.stats is not None
             m = {f"{s.name}.{k}": v.value for s in log.results.scores for k, v in s.metrics.items()}
-            calls = _model_calls(path)
-            print(
-                f"| {model} | {log.results.total_samples} | {m['win.mean']:.2f} "
-                f"| {m['tie.mean']:.2f} | {m['loss.mean']:.2f} | {m['margin.mean']:+.2f} "
-                f"| {m['turns.mean']:.1f} | {m['game_scorer.count']:.0f} "
-                f"| {m['game_scorer.optimal']:.3f} | {m['game_scorer.balanced_accuracy']:.3f} "
-                f"| {m['answer_correct.mean']:.3f} | {calls} | {seconds:.1f} s |"
+            rows.append(
+                (
+                    *(model, log.results.total_samples, f"{m['win.mean']:.2f}"),
+                    *(f"{m['tie.mean']:.2f}", f"{m['loss.mean']:.2f}", f"{m['margin.mean']:+.2f}"),
+                    *(f"{m['turns.mean']:.1f}", f"{m['game_scorer.count']:.0f}"),
+                    f"{m['game_scorer.optimal']:.3f}",
+                    f"{m['game_scorer.balanced_accuracy']:.3f}",
+                    *(f"{m['answer_correct.mean']:.3f}", _model_calls(path), f"{seconds:.1f} s"),
+                )
             )
+    print(markdown_table(COLUMNS, rows))
 
 
 def _model_calls(path: Path) -> int:

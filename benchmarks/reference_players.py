@@ -22,7 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from inspect_ai.log import read_eval_log
-from measure import inspect_eval
+from measure import inspect_eval, markdown_table
 
 MODELS = ("tom/oracle", "tom/always-pass", "tom/no-tom", "tom/random")
 COLUMNS = ("model", "N", "balanced accuracy", "plain accuracy", "lies okay", "invalid")
@@ -59,8 +59,7 @@ def main() -> None:
         task_args += ["--limit", str(args.limit)]
     if args.scenario_file:
         task_args += ["-T", f"scenario_file={Path(args.scenario_file).resolve()}"]
-    print("| " + " | ".join((*COLUMNS, "regret", "points", "wall time")) + " |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    rows, notes = [], []
     with tempfile.TemporaryDirectory() as folder:
         for model in args.models.split(","):
             seconds, path = run(model, Path(folder) / model.replace("/", "_"), task_args)
@@ -68,19 +67,23 @@ def main() -> None:
             assert log.results is not None
             (scores,) = log.results.scores
             m = {name: metric.value for name, metric in scores.metrics.items()}
-            print(
-                f"| {model} | {log.results.total_samples} "
-                f"| {m['balanced_accuracy']:.3f} | {m['optimal']:.3f} "
-                f"| {m['lies_okay']:.3f} | {1 - m['valid']:.3f} "
-                f"| {m['regret']:.3f} | {m['points']:+.3f} | {seconds:.1f} s |"
+            rows.append(
+                (
+                    *(model, log.results.total_samples, f"{m['balanced_accuracy']:.3f}"),
+                    *(f"{m['optimal']:.3f}", f"{m['lies_okay']:.3f}", f"{1 - m['valid']:.3f}"),
+                    *(f"{m['regret']:.3f}", f"{m['points']:+.3f}", f"{seconds:.1f} s"),
+                )
             )
             if model == "tom/random":
                 mean, low, high = chance_band(path)
                 inside = low <= m["balanced_accuracy"] <= high
-                print(
-                    f"\nrandom chance band: expected {mean:.3f}, 95% band [{low:.3f}, {high:.3f}]"
-                    f" -> {'inside' if inside else 'OUTSIDE'}\n"
+                notes.append(
+                    f"random chance band: expected {mean:.3f}, 95% band [{low:.3f}, {high:.3f}]"
+                    f" -> {'inside' if inside else 'OUTSIDE'}"
                 )
+    print(markdown_table((*COLUMNS, "regret", "points", "wall time"), rows))
+    for note in notes:
+        print(f"\n{note}")
 
 
 if __name__ == "__main__":
