@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -272,6 +273,25 @@ def test_a_malformed_download_is_refused_and_not_cached(
     url, message = refused_download(copy, SMALL_KNP, monkeypatch)
     assert message.startswith(f"{url}/Data/KNP/qa_6.json: not JSON")
     assert not list(cache.rglob("*"))  # not even an empty folder
+
+
+def test_a_cache_folder_removed_by_another_process_is_made_again(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another process's failed first download removes the empty folder (its clean-up)
+    # just after this one made it: the folder is made again and the download goes on.
+    make_folder = tempfile.mkdtemp
+
+    def removed_first(prefix: str, dir: str) -> str:
+        monkeypatch.setattr(source.tempfile, "mkdtemp", make_folder)
+        Path(dir).rmdir()
+        return make_folder(prefix=prefix, dir=dir)
+
+    monkeypatch.setattr(source.tempfile, "mkdtemp", removed_first)
+    with serve(FIXTURES) as url:
+        monkeypatch.setenv(source.URL_VARIABLE, url)
+        root, _ = data_root(SMALL_KNP, None, read_knp)
+    assert (root / MANIFEST).is_file()
 
 
 def test_no_network_says_so_in_one_line(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -152,8 +152,7 @@ def cached(subset: Subset, base_url: str, check: Check) -> Path:
     final = cache_folder(subset, base_url)
     if not final.exists():
         try:
-            final.parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{subset.name}-", dir=final.parent))
+            staging = _staging_folder(final.parent, prefix=f".{subset.name}-")
         except OSError as error:
             raise InputError(
                 f"cannot write the cache {final.parent}: {error.strerror} "
@@ -177,6 +176,19 @@ def cached(subset: Subset, base_url: str, check: Check) -> Path:
     verify(final, subset, complete=True)
     verify_published(final, subset, str(final), redo)
     return final
+
+
+def _staging_folder(parent: Path, prefix: str, attempts: int = 3) -> Path:
+    """A new folder in `parent` (made with its parents) to download into. Another process
+    whose first download failed removes the empty `parent` (`_remove_if_empty`); when it
+    does so between the two steps here, they are taken again."""
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    except FileNotFoundError:
+        if attempts == 1:
+            raise
+        return _staging_folder(parent, prefix, attempts - 1)
 
 
 def _remove_if_empty(folder: Path) -> None:
