@@ -283,11 +283,11 @@ def test_a_cache_folder_removed_by_another_process_is_made_again(
     make_folder = tempfile.mkdtemp
 
     def removed_first(prefix: str, dir: str) -> str:
-        monkeypatch.setattr(source.tempfile, "mkdtemp", make_folder)
+        monkeypatch.setattr(tempfile, "mkdtemp", make_folder)
         Path(dir).rmdir()
         return make_folder(prefix=prefix, dir=dir)
 
-    monkeypatch.setattr(source.tempfile, "mkdtemp", removed_first)
+    monkeypatch.setattr(tempfile, "mkdtemp", removed_first)
     with serve(FIXTURES) as url:
         monkeypatch.setenv(source.URL_VARIABLE, url)
         root, _ = data_root(SMALL_KNP, None, read_knp)
