@@ -209,6 +209,12 @@ def test_bad_parameters_are_one_line_errors(args: dict[str, Any], message: str) 
             "popcorn",
         ),
         ("basket. Then she looks out of the window.", "The cat jumps out of the", "basket"),
+        # Short echoes of the stem's end: the word after them is the answer.
+        ("full of popcorn.", "She can clearly see that it is full of", "popcorn"),
+        ("Of popcorn!", "She can clearly see that it is full of", "popcorn"),
+        ("The basket.", "He thinks that the cat is in the", "basket"),
+        ("in the basket", "He thinks that the cat is in the", "basket"),
+        ("of", "full of", None),
         ("", "full of", None),
         ("...", "full of", None),
     ],

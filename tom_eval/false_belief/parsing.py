@@ -18,18 +18,16 @@ def words(text: str) -> list[str]:
 
 def first_word(completion: str, prompt: str = "") -> str | None:
     """The completion's first word, lower-case, without punctuation. A chat model that
-    opens by echoing the end of the prompt ("... full of popcorn") is read after the echo;
-    a later repetition of the prompt's words is not an echo."""
+    opens by echoing the end of the prompt, however short ("... full of popcorn", "of
+    popcorn", "the basket" after "in the"), is read after the echo: a stem names no key
+    word (`generation.verify`), so the echo of its end is never the answer. A later
+    repetition of the prompt's words is not an echo."""
     said, asked = words(completion), words(prompt)
-    for length in range(min(len(said), len(asked)), ECHO - 1, -1):
+    for length in range(min(len(said), len(asked)), 0, -1):
         if said[:length] == asked[-length:]:
             said = said[length:]
             break
     return said[0] if said else None
-
-
-ECHO = 3
-"""The fewest words of the prompt's end that count as an echo."""
 
 
 def key_first_word(key: str) -> str:
