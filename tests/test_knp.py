@@ -124,6 +124,30 @@ def test_a_stated_letter_is_read_whatever_option_the_reasoning_quotes(
     assert choice_letter(reply, OPTIONS) == (letter, "stated")
 
 
+NESTED = {"A": "Go to the kitchen.", "B": "Go to the kitchen and look in the fridge."}
+"""Options one of which holds the other's words: the shorter is found inside the longer."""
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Answer: Go to the kitchen and look in the fridge.", ("B", "answer_line_text")),
+        ("Answer: Go to the kitchen.", ("A", "answer_line_text")),
+        ("She would go to the kitchen and look in the fridge.", ("B", "option_text")),
+        ("She would go to the kitchen, nothing more.", ("A", "option_text")),
+        # Both said apart: nothing is read.
+        ("Go to the kitchen? Or go to the kitchen and look in the fridge?", (None, None)),
+    ],
+)
+def test_an_option_holding_the_others_words_is_read_as_itself(
+    reply: str, expected: tuple[str | None, str | None]
+) -> None:
+    assert choice_letter(reply, NESTED) == expected
+    swapped = {"A": NESTED["B"], "B": NESTED["A"]}
+    letter = {"A": "B", "B": "A"}.get(expected[0] or "")
+    assert choice_letter(reply, swapped) == (letter, expected[1])
+
+
 def test_the_judge_verdict_and_the_open_answer() -> None:
     assert judge_verdict("True") == "True"
     assert judge_verdict("Output: False.") == "False"

@@ -160,15 +160,30 @@ def _negated(text: str, at: int) -> bool:
 
 
 def _quoted_option(text: str, options: dict[str, str], prefix: bool) -> str | None:
-    """The one option whose words begin `text` (prefix) or stand in it, if only one does."""
+    """The one option whose words begin `text` (prefix) or stand in it, if only one does.
+    When one option's words hold the other's ("Go to the kitchen" and "Go to the kitchen
+    and look in the fridge"), the shorter is found inside the longer: the longer is the one
+    said, unless the shorter is found apart from it too."""
     said = " ".join(words(text))
-    found = [
-        letter
-        for letter, option in options.items()
-        if (wanted := " ".join(words(option)))
-        and (said.startswith(wanted) if prefix else f" {wanted} " in f" {said} ")
-    ]
+    texts = {
+        letter: wanted for letter, option in options.items() if (wanted := " ".join(words(option)))
+    }
+    found = _holding(said, texts, prefix)
+    if len(found) > 1:
+        longest = max(found, key=lambda letter: len(texts[letter]))
+        rest = "" if prefix else f" {said} ".replace(f" {texts[longest]} ", " ").strip()
+        shorter = {letter: texts[letter] for letter in found if letter != longest}
+        found = [longest] if not _holding(rest, shorter, prefix) else found
     return found[0] if len(found) == 1 else None
+
+
+def _holding(said: str, texts: dict[str, str], prefix: bool) -> list[str]:
+    """The letters whose words begin `said` (prefix) or stand in it."""
+    return [
+        letter
+        for letter, wanted in texts.items()
+        if (said.startswith(wanted) if prefix else f" {wanted} " in f" {said} ")
+    ]
 
 
 def open_answer(reply: str) -> str:
