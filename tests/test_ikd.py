@@ -146,6 +146,16 @@ from tom_eval.report.writer import write_report
                 ),
             )
         ],
+        # A Conclusion in words, for or against an error; a sentence of neither commits
+        # to nothing.
+        ("Conclusion: The story contains a logical error.", Verdict(True, "", "conclusion")),
+        (
+            "Conclusion: There is a subtle inconsistency: Tom could not know.",
+            Verdict(True, "", "conclusion"),
+        ),
+        ("Conclusion: The story is logically consistent.", Verdict(False, "", "conclusion")),
+        ("Conclusion: The story contains no errors.", Verdict(False, "", "conclusion")),
+        ("Conclusion: Tom could not have known.", Verdict(None, "", None)),
         # The bold label's closing, then the verdict on the next line.
         (
             "**Logical Error:**\nThe story contains no logical errors.\n\n**Conclusion:**\nNo",

@@ -277,8 +277,9 @@ _FORMAT_COPY = re.compile(r"(?i)[\"\u201c]yes[\"\u201d].*[\"\u201c]no[\"\u201d]"
 
 def _concluded(text: str) -> bool | None:
     """The Yes (True) or No (False) a Conclusion line commits to: its first word, else the
-    only one of the two it names ("On balance, no."); None for neither, both, or a copy of
-    the format line."""
+    only one of the two it names ("On balance, no."), else the same in words ("The story
+    contains a logical error", "The story is consistent"); None for neither, both, or a copy
+    of the format line."""
     if _FORMAT_COPY.search(text):
         return None
     line = _clean(text)
@@ -286,7 +287,20 @@ def _concluded(text: str) -> bool | None:
     if first:
         return first.group(1).lower() == "yes"
     named = {word.lower() for word in _YES_NO.findall(line)}
-    return named == {"yes"} if len(named) == 1 else None
+    if named:
+        return named == {"yes"} if len(named) == 1 else None
+    if _AN_ERROR.fullmatch(" ".join(words(line))):
+        return True
+    return False if _denies(line) else None
+
+
+_AN_ERROR = re.compile(
+    r"(?:there (?:is|are|was|were)|(?:the|this) story (?:contains|has|includes)|i (?:found|"
+    r"find|see)) (?:an?|one|some|several|at least one) (?:\w+ )?(?:logic(?:al)? )?(?:errors?|"
+    r"inconsistenc(?:y|ies)|contradictions?|mistakes?)(?: .*)?"
+)
+"""A claim of an error in words (over the line's lower-case words): "The story contains a
+logical error", "There is a subtle inconsistency: ...", "I found one contradiction"."""
 
 
 def logical_error(reply: str, line_start: bool = False) -> str | None:
