@@ -1196,6 +1196,18 @@ def test_a_task_argument_that_only_looks_like_a_list_stays_text() -> None:
     assert changed_settings({"task_arg_data_dir": "[old"}, {"data_dir": None}) == ["data_dir=[old"]
 
 
+def test_a_number_given_as_text_is_its_default_when_it_equals_it() -> None:
+    """`-T floor=1e-3` reaches the task (and the log) as text: it is the default 0.001, so
+    its run is not labelled apart from the default's."""
+    from tom_eval.report.logs import changed_settings
+
+    defaults: dict[str, object] = {"floor": 0.001, "prefix": True}
+    assert changed_settings({"task_arg_floor": "1e-3"}, defaults) == []
+    assert changed_settings({"task_arg_floor": "1e-4"}, defaults) == ["floor=1e-4"]
+    assert changed_settings({"task_arg_floor": "low"}, defaults) == ["floor=low"]
+    assert changed_settings({"task_arg_prefix": "1"}, defaults) == ["prefix=1"]
+
+
 def test_a_mastery_column_gives_its_trials_only_when_every_run_had_as_many(
     tmp_path: Path, drawn: list[Figure]
 ) -> None:

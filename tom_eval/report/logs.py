@@ -666,9 +666,23 @@ def changed_settings(
             value, default = name_set(value, name_sets[name]), name_set(default, name_sets[name])
         elif isinstance(value, list):
             value = ",".join(str(v) for v in value)
-        if str(value).lower() != str(default).lower():
+        if not _same_setting(value, default):
             parts.append(f"{name}={value}")
     return parts
+
+
+def _same_setting(value: object, default: object) -> bool:
+    """Whether a task argument is its default: the same text, whatever the case, or for a
+    number the same number (`-T floor=1e-3` reaches the task as text, which YAML 1.1 does
+    not read as a number)."""
+    if str(value).lower() == str(default).lower():
+        return True
+    if isinstance(default, bool) or not isinstance(default, int | float):
+        return False
+    try:
+        return float(str(value)) == default
+    except ValueError:
+        return False
 
 
 def named_column(argument: str) -> str:
