@@ -159,8 +159,14 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     assert judge_verdict("Output (True/False/NA): True") == "True"
     assert judge_verdict("True.\n\nExplanation: it is not False") == "True"
     assert judge_verdict("False\nReason: the answer is True to the wrong option") == "False"
+    assert judge_verdict("True. The generated answer matches; it is not False.") == "True"
+    assert judge_verdict("NA: the action is unrelated, neither True nor False") == "NA"
     assert open_answer("Reasoning: x\n\nAnswer: He walks north.") == "He walks north."
     assert open_answer("He walks north.") == "He walks north."
+    # The answer ends with its paragraph or at the next section: the judge rates the action.
+    assert open_answer("Answer: She runs.\n\nReasoning: she cannot know.") == "She runs."
+    assert open_answer("**Answer:** She runs.\n**Explanation:** x") == "She runs."
+    assert open_answer("Answer: He walks\nnorth to the lake.") == "He walks\nnorth to the lake."
     # A bold answer's closing is not the answer's.
     assert open_answer("**Answer:** **He walks north.**") == "He walks north."
     assert open_answer("Answer: Walk to the **kitchen**") == "Walk to the **kitchen**"

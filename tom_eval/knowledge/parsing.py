@@ -187,18 +187,25 @@ def _holding(said: str, texts: dict[str, str], prefix: bool) -> list[str]:
 
 
 def open_answer(reply: str) -> str:
-    """The predicted action of an open-ended reply: what follows its last "Answer:", else
-    the whole reply."""
+    """The predicted action of an open-ended reply: what follows its last "Answer:" to the
+    end of its paragraph or the next section ("Reasoning:", "Explanation:"), so that the
+    judge rates the action and not the reasoning after it; else the whole reply."""
     after = _after_label(reply, "answer")
     if after is None or not after.strip():
         return reply.strip()
-    answer = after.strip()
+    answer = re.split(_SECTION_END, after.strip(), maxsplit=1)[0].strip()
     # The label took the opening of a bold answer ("**Answer:** **Walk.**"): its closing is
     # the one left unpaired ("Walk to the **kitchen**" keeps both).
     for mark in ("**", "__"):
         if answer.endswith(mark) and answer.count(mark) % 2:
             answer = answer.removesuffix(mark).strip()
     return answer
+
+
+_SECTION_END = (
+    rf"\n[ \t]*\n|{_LINE_START}{_BOLD}(?i:reasoning|explanation|justification){_BOLD}{_COLON}"
+)
+"""Where an answer ends: a blank line, or a line opening another section."""
 
 
 # ------------------------------------------------------------------------------------ IKD
@@ -343,15 +350,20 @@ _JUDGE = re.compile(r"(?<![A-Za-z])(True|False|NA|N/A)(?![A-Za-z/])")
 
 def judge_verdict(reply: str) -> JudgeVerdict | None:
     """The judge's True, False or NA (seed Table 10): its last non-empty line when that is
-    one of them (alone or after a label), else its first line when that is one, else the
+    one of them (alone or after a label), else its first line when that is one or opens
+    with one before punctuation ("True. The answer matches; it is not False."), else the
     one verdict the reply names (N/A read as NA); None otherwise."""
     lines = [_clean(line).lower() for line in reply.splitlines() if _clean(line)]
     if not lines:
         return None
     # The last line alone, or after its label ("Output (True/False/NA): True"), then the
-    # first line alone ("True." before an explanation that names another verdict).
+    # first line alone ("True." before an explanation that names another verdict), then its
+    # first word before punctuation ("True. It is not False").
+    opening = re.match(r"(true|false|na|n/a)[.!:;,]", lines[0])
     for said in (lines[-1], _clean(lines[-1].rsplit(":", 1)[-1]), lines[0]):
         if said in _VERDICTS:
             return _VERDICTS[said]
+    if opening:
+        return _VERDICTS[opening.group(1)]
     named = {_VERDICTS[verdict.lower()] for verdict in _JUDGE.findall(reply)}
     return named.pop() if len(named) == 1 else None
