@@ -148,6 +148,22 @@ def test_an_option_holding_the_others_words_is_read_as_itself(
     assert choice_letter(reply, swapped) == (letter, expected[1])
 
 
+PHRASE = st.lists(
+    st.sampled_from(["go", "to", "the", "kitchen", "look", "in", "fridge"]), min_size=1, max_size=5
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(PHRASE, PHRASE, st.sampled_from(["Answer: {}.", "She would {}."]))
+def test_of_two_nested_options_the_one_said_is_read(
+    shorter: list[str], more: list[str], form: str
+) -> None:
+    short, long = " ".join(shorter), " ".join(shorter + more)
+    options = {"A": f"{short.capitalize()}.", "B": f"{long.capitalize()}."}
+    assert choice_letter(form.format(long), options)[0] == "B"
+    assert choice_letter(form.format(short), options)[0] == "A"
+
+
 def test_the_judge_verdict_and_the_open_answer() -> None:
     assert judge_verdict("True") == "True"
     assert judge_verdict("Output: False.") == "False"

@@ -359,10 +359,10 @@ def judge_verdict(reply: str) -> JudgeVerdict | None:
     # The last line alone, or after its label ("Output (True/False/NA): True"), then the
     # first line alone ("True." before an explanation that names another verdict), then its
     # first word before punctuation ("True. It is not False").
-    opening = re.match(r"(true|false|na|n/a)[.!:;,]", lines[0])
     for said in (lines[-1], _clean(lines[-1].rsplit(":", 1)[-1]), lines[0]):
         if said in _VERDICTS:
             return _VERDICTS[said]
+    opening = re.match(r"(true|false|na|n/a)[.!:;,]", lines[0])
     if opening:
         return _VERDICTS[opening.group(1)]
     named = {_VERDICTS[verdict.lower()] for verdict in _JUDGE.findall(reply)}
