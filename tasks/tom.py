@@ -86,7 +86,8 @@ def tom(
         reps: instances per (Id, Extra) when generating (default 10).
         seed: generator seed (default 0).
         scenario_file: play the scenarios of a file instead (tom-eval's JSONL or the
-            reference's JSON); ids and extras filter it, reps is refused, and seed still
+            reference's JSON); ids and extras filter it (an Id or Extra it lacks is
+            refused), reps is refused, and seed still
             orders the options, chooses what a liar says and, in game mode, which stories
             each game plays.
         response_format: "choice" (lettered options), "action" (the action only) or

@@ -257,3 +257,25 @@ def test_a_scenario_file_without_the_ids_asked_for_says_so_as_they_were_typed(
     with pytest.raises(PrerequisiteError) as raised:
         tom(scenario_file=str(path), ids=["1", "2"], extras="0A")
     assert raised.value.message == f"tom: {path}: no scenario matches ids=1,2 extras=0A"
+
+
+def test_a_scenario_file_lacking_some_ids_or_extras_asked_for_names_them(
+    tmp_path: Path,
+) -> None:
+    """A run labelled `ids=12,13` must have played both: a file without 13 is refused, where
+    it played Id 12 alone. The defaults (all Ids, all four Extras) take what the file holds."""
+    path = tmp_path / "s.jsonl"
+    arguments = ["--ids", "12,14-15", "--extras", "0A,1B", "--reps", "1", "--out", str(path)]
+    assert main(["generate", *arguments]) == 0
+    held = "it holds Ids 12, 14-15 and Extras 0A,1B"
+    for asked, missing in (
+        ({"ids": "12,13"}, "Id 13"),
+        ({"ids": "12", "extras": "0A,0B,1B"}, "Extra 0B"),
+        ({"ids": "11-12", "extras": "1A,1B"}, "Id 11, Extra 1A"),
+    ):
+        with pytest.raises(PrerequisiteError) as raised:
+            tom(scenario_file=str(path), **asked)
+        assert raised.value.message.startswith(f"tom: {path}: no scenario of {missing} (ids=")
+        assert raised.value.message.endswith(f"; {held})")
+    assert len(tom(scenario_file=str(path)).dataset) == 6
+    assert len(tom(scenario_file=str(path), ids="14-15", extras="1B").dataset) == 2

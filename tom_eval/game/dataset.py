@@ -28,6 +28,7 @@ from tom_eval.game.spec import (
     EXTRAS,
     Mastery,
     SpecRow,
+    id_ranges,
     list_text,
     parse_extras,
     parse_ids,
@@ -72,13 +73,16 @@ def scenario_records(
                 raise InputError(f"{scenario_file}: scenario {record.key}: {problems[0]}")
         chosen_ids = set(parse_ids(ids, [r.asked.id for r in records], mastery.mastery_ids))
         chosen_extras = set(parse_extras(extras))
-        records = [
-            r for r in records if r.asked.id in chosen_ids and r.asked.extra in chosen_extras
-        ]
-        if not records:
-            asked = f"ids={list_text(ids)} extras={list_text(extras)}"
+        chosen = [r for r in records if r.asked.id in chosen_ids and r.asked.extra in chosen_extras]
+        asked = f"ids={list_text(ids)} extras={list_text(extras)}"
+        if not chosen:
             raise InputError(f"{scenario_file}: no scenario matches {asked}")
-        return records, {SCENARIO_DIGEST: digest}
+        if missing := _not_in_file(ids, chosen_ids, chosen_extras, chosen):
+            held = _held(records)
+            raise InputError(
+                f"{scenario_file}: no scenario of {missing} ({asked}; it holds {held})"
+            )
+        return chosen, {SCENARIO_DIGEST: digest}
     spec = read_spec()
     rows = select_rows(
         spec, parse_ids(ids, [row.id for row in spec], mastery.mastery_ids), parse_extras(extras)
@@ -96,6 +100,30 @@ def scenario_records(
         key=lambda record: (record.asked.id, EXTRAS.index(record.asked.extra), record.rep),
     )
     return ordered, {}
+
+
+def _not_in_file(
+    ids: str | int | list[int | str],
+    chosen_ids: set[int],
+    chosen_extras: set[str],
+    chosen: list[ScenarioRecord],
+) -> str:
+    """The Ids and Extras asked for that no chosen scenario has, as text ('' for none), so
+    that a run's label (`ids=1,7`) never claims what it did not play. "all" Ids and all
+    four Extras (the defaults) ask for whatever the file holds."""
+    missing = []
+    if list_text(ids) != "all":
+        missing += [f"Id {n}" for n in sorted(chosen_ids - {r.asked.id for r in chosen})]
+    if chosen_extras != set(EXTRAS):
+        found = {r.asked.extra for r in chosen}
+        missing += [f"Extra {extra}" for extra in EXTRAS if extra in chosen_extras - found]
+    return ", ".join(missing)
+
+
+def _held(records: list[ScenarioRecord]) -> str:
+    """A scenario file's Ids and Extras, for a message."""
+    extras = [extra for extra in EXTRAS if extra in {r.asked.extra for r in records}]
+    return f"{id_ranges(r.asked.id for r in records)} and Extras {','.join(extras)}"
 
 
 def shipped_records(rows: list[SpecRow], reps: int, seed: int) -> list[ScenarioRecord] | None:

@@ -137,7 +137,7 @@ def select_rows(rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str]) 
     known_ids = {row.id for row in rows}
     for spec_id in ids:
         if spec_id not in known_ids:
-            raise InputError(f"unknown Id {spec_id} (the spec table has {_ranges(known_ids)})")
+            raise InputError(f"unknown Id {spec_id} (the spec table has {id_ranges(known_ids)})")
     for extra in extras:
         if extra not in EXTRAS:
             raise InputError(f"unknown Extra '{extra}' (allowed: {', '.join(EXTRAS)})")
@@ -205,12 +205,16 @@ def list_text(value: object) -> str:
     return re.sub(r"[\[\]'\"\s]", "", str(value))
 
 
-def _ranges(ids: set[int]) -> str:
-    ordered = sorted(ids)
-    return (
-        f"Ids {ordered[0]}-{ordered[-1]}"
-        if ordered == list(range(ordered[0], ordered[-1] + 1))
-        else f"Ids {ordered}"
+def id_ranges(ids: Iterable[int]) -> str:
+    """Ids for a message, runs of consecutive ones as ranges: "Ids 7-24, 27-32, 37, 39"."""
+    runs: list[list[int]] = []
+    for spec_id in sorted(set(ids)):
+        if runs and spec_id == runs[-1][-1] + 1:
+            runs[-1].append(spec_id)
+        else:
+            runs.append([spec_id])
+    return "Ids " + ", ".join(
+        f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs
     )
 
 
@@ -289,7 +293,7 @@ def check_mastery_ids(mastery: Mastery, rows: list[SpecRow], path: Path | None =
     if unknown:
         raise InputError(
             f"{path or default_mastery_file()}: Id {unknown[0]} is not in the spec table "
-            f"(it has {_ranges(known)})"
+            f"(it has {id_ranges(known)})"
         )
 
 
