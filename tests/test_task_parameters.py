@@ -268,14 +268,15 @@ def test_a_scenario_file_lacking_some_ids_or_extras_asked_for_names_them(
     arguments = ["--ids", "12,14-15", "--extras", "0A,1B", "--reps", "1", "--out", str(path)]
     assert main(["generate", *arguments]) == 0
     held = "it holds Ids 12, 14-15 and Extras 0A,1B"
-    for asked, missing in (
-        ({"ids": "12,13"}, "Id 13"),
-        ({"ids": "12", "extras": "0A,0B,1B"}, "Extra 0B"),
-        ({"ids": "11-12", "extras": "1A,1B"}, "Id 11, Extra 1A"),
+    for ids, extras, missing in (
+        ("12,13", "0A,0B,1A,1B", "Id 13"),
+        ("12", "0A,0B,1B", "Extra 0B"),
+        ("11-12", "1A,1B", "Id 11, Extra 1A"),
     ):
         with pytest.raises(PrerequisiteError) as raised:
-            tom(scenario_file=str(path), **asked)
-        assert raised.value.message.startswith(f"tom: {path}: no scenario of {missing} (ids=")
-        assert raised.value.message.endswith(f"; {held})")
+            tom(scenario_file=str(path), ids=ids, extras=extras)
+        message = str(raised.value.message)
+        assert message.startswith(f"tom: {path}: no scenario of {missing} (ids={ids} ")
+        assert message.endswith(f"; {held})")
     assert len(tom(scenario_file=str(path)).dataset) == 6
     assert len(tom(scenario_file=str(path), ids="14-15", extras="1B").dataset) == 2
