@@ -23,6 +23,7 @@ from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, inspect_eval, played_
 from tasks.coherence import coherence
 from tasks.false_belief import false_belief
 from tasks.tom import tom
+from tom_eval.providers.base import read_args
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
 gguf = pytest.importorskip(
@@ -71,6 +72,22 @@ def test_local_files_and_unknown_names(tmp_path: Path) -> None:
     unknown = r"not a packaged model .* -M model_path=FILE\.gguf"
     with pytest.raises(PrerequisiteError, match=unknown):
         gguf.model_file("llama")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "rule"),
+    [
+        ("context_size", 10**11, "from 256 to 2,147,483,647"),
+        ("parallel", 2**31, "from 1 to 2,147,483,647"),
+        ("threads", 513, "from 1 to 512"),
+        ("threads", 0, "from 1 to 512"),
+    ],
+)
+def test_model_args_llama_cpp_cannot_hold_are_one_line(name: str, value: int, rule: str) -> None:
+    # Beyond a C int (or ggml's 512 threads) llama.cpp's parameters overflowed in a traceback.
+    with pytest.raises(PrerequisiteError) as raised:
+        read_args("gguf/smollm2", gguf.GGUFAPI.ARGS, {name: value}, strict=False)
+    assert raised.value.message == f"gguf/smollm2: -M {name} must be {rule}, not {value!r}"
 
 
 def test_a_missing_runtime_says_what_to_install(
@@ -215,7 +232,7 @@ def test_a_request_beyond_the_context_stops_the_run_in_one_line(tmp_path: Path) 
     )
     assert refused.returncode == 1
     said = [line for line in (refused.stdout + refused.stderr).splitlines() if line.strip()]
-    assert said == ["gguf/smollm2: -M context_size must be at least 256, not 255"]
+    assert said == ["gguf/smollm2: -M context_size must be from 256 to 2,147,483,647, not 255"]
 
 
 @pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)

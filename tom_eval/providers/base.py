@@ -109,6 +109,14 @@ def at_least(minimum: float) -> dict[str, Any]:
     return {"allowed": lambda value: value >= minimum, "rule": f"at least {minimum:g}"}
 
 
+def between(minimum: int, maximum: int) -> dict[str, Any]:
+    """`Arg(..., **between(1, 512))`: the value must lie from `minimum` to `maximum`."""
+    return {
+        "allowed": lambda value: minimum <= value <= maximum,
+        "rule": f"from {minimum:,} to {maximum:,}",
+    }
+
+
 def a_seed() -> dict[str, Any]:
     """`Arg(0, whole, **a_seed())`: a seed the 64-bit columns of a log's reader hold, as `-T
     seed=` takes."""

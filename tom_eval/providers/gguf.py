@@ -29,7 +29,7 @@ from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.providers.base import DEFAULT_CONFIG, Arg, at_least, read_args, stop_eval, whole
+from tom_eval.providers.base import DEFAULT_CONFIG, Arg, between, read_args, stop_eval, whole
 from tom_eval.refusal import refused
 
 PACKAGED = {
@@ -58,6 +58,10 @@ nor when the run started mid-way; and at one thread 2 slots were no faster (16 s
 and 66 s against 61 and 66 s; docs/game.md)."""
 MIN_CONTEXT = 256
 """llama.cpp's smallest context, in tokens: it serves a smaller `context_size` with this one."""
+MAX_THREADS = 512
+"""llama.cpp's most threads (ggml's GGML_MAX_N_THREADS)."""
+INT32_MAX = 2**31 - 1
+"""The largest context and slot count llama.cpp's parameters (C ints) hold."""
 CLIENT_TIMEOUT = 3600.0
 """Seconds a call may take: llama.cpp's own read and write timeout. A local call that is slow
 is slow because the CPU is shared, and re-sending it only runs it again."""
@@ -116,7 +120,11 @@ def start_server(path: Path, context_size: int, threads: int, parallel: int) -> 
     try:
         return xllamacpp.Server(params)
     except RuntimeError as error:
-        raise refused(f"{path}: llama.cpp cannot serve this file ({error})") from None
+        settings = f"-M context_size={context_size} parallel={parallel} threads={threads}"
+        raise refused(
+            f"{path}: llama.cpp cannot serve this file with {settings} ({error}): "
+            "try fewer slots or a smaller context, or check the file"
+        ) from None
 
 
 def _overflow(body: Any) -> str:
@@ -135,9 +143,9 @@ class GGUFAPI(OpenAICompatibleAPI):
 
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "model_path": Arg(None),
-        "context_size": Arg(4096, whole, **at_least(MIN_CONTEXT)),
-        "threads": Arg(THREADS, whole, **at_least(1)),
-        "parallel": Arg(PARALLEL, whole, **at_least(1)),
+        "context_size": Arg(4096, whole, **between(MIN_CONTEXT, INT32_MAX)),
+        "threads": Arg(THREADS, whole, **between(1, MAX_THREADS)),
+        "parallel": Arg(PARALLEL, whole, **between(1, INT32_MAX)),
     }
 
     def __init__(
