@@ -292,6 +292,23 @@ def test_without_a_scenario_file_beside_the_runs_the_error_asks_for_one(tmp_path
         import_runs([tmp_path / "runs"], tmp_path / "logs")
 
 
+def test_ctrl_c_during_an_import_is_one_line_and_leaves_nothing(
+    tmp_path: Path,
+    scenarios: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Inspect ends an eval on Ctrl-C itself and returns no log, which ended in a traceback.
+    monkeypatch.setattr(importing, "inspect_eval", lambda *args, **kwargs: [])
+    runs = tmp_path / "runs"
+    write_run(runs, "vendor-model", [record("12-0A-r1", "Pass")])
+    out = tmp_path / "logs"
+    command = ["import-runs", str(runs), "--scenario-file", str(scenarios), "--out", str(out)]
+    assert main(command) == 130
+    assert capsys.readouterr().err == "tom-eval: interrupted\n"
+    assert not out.exists()
+
+
 def test_shared_runs_import_with_the_references_scenarios(tmp_path: Path) -> None:
     """Slices of two recorded runs of one model, thinking and not: the report pairs them."""
     runs = tmp_path / "runs"

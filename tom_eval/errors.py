@@ -3,6 +3,9 @@
 import os
 import stat
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class InputError(Exception):
@@ -71,3 +74,12 @@ def refuse_unless_regular(path: Path, why: str) -> None:
     what reads it again."""
     if path.exists() and not path.is_file():
         raise InputError(f"{path}: not a regular file; {why}")
+
+
+def all_logs(logs: list[T], expected: int) -> list[T]:
+    """The logs of an `eval()` call that ran `expected` tasks. Inspect ends a run on Ctrl-C
+    itself and returns fewer (none): that is the user's interrupt, raised again as one, so
+    the command stops with its one line rather than a traceback."""
+    if len(logs) != expected:
+        raise KeyboardInterrupt
+    return logs

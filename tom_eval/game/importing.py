@@ -28,7 +28,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage, get_model
 
-from tom_eval.errors import InputError, refuse_unless_regular
+from tom_eval.errors import InputError, all_logs, refuse_unless_regular
 from tom_eval.files import writable_folder
 from tom_eval.game.recorded_runs import RecordedRun, RecordedTrial, read_runs
 from tom_eval.game.scenario_file import read_scenarios
@@ -192,18 +192,21 @@ def _replay(run: RecordedRun, scenarios: Path, log_dir: Path) -> Path:
     )
     assert isinstance(model.api, ReplayPlayer)
     model.api.trials = {trial.key: trial for trial in run.trials}
-    (log,) = inspect_eval(
-        TASK,
-        task_args={
-            "scenario_file": str(scenarios.resolve()),
-            "response_format": "action",
-            "lose": run.lose,
-        },
-        model=model,
-        sample_id=[trial.key for trial in run.trials],
-        log_dir=str(log_dir),
-        display="none",
-        metadata=_metadata(run),
+    (log,) = all_logs(
+        inspect_eval(
+            TASK,
+            task_args={
+                "scenario_file": str(scenarios.resolve()),
+                "response_format": "action",
+                "lose": run.lose,
+            },
+            model=model,
+            sample_id=[trial.key for trial in run.trials],
+            log_dir=str(log_dir),
+            display="none",
+            metadata=_metadata(run),
+        ),
+        1,
     )
     if log.status != "success":
         error = log.error.message if log.error else log.status

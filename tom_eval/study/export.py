@@ -30,7 +30,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import get_model
 from inspect_ai.solver import TaskState
 
-from tom_eval.errors import InputError
+from tom_eval.errors import InputError, all_logs
 from tom_eval.files import writable_folder
 from tom_eval.study.design import EPOCH, StudyDesign, existing_design
 from tom_eval.study.store import Participant, Reply, Store
@@ -137,18 +137,21 @@ def _replay(
         # tom-eval's progress hook, which an export leaves quiet): not an export's to show.
         with redirect_stdout(io.StringIO()):
             tasks = [_task(template, design, replay, Path(folder), counter) for replay in chosen]
-        logs = inspect_eval(
-            tasks,
-            log_dir=str(out),
-            tags=TAGS,
-            # Inspect's rich display, even "none", redraws every task's results (about
-            # 0.2 s a participant); "log" writes to Python's logging, which is quiet here.
-            display="log",
-            # No live sample buffer: nobody watches an export in Inspect View.
-            log_realtime=False,
-            # A failed replay is named in the export's one line, and its traceback is in
-            # its log (out/failed): not printed, nor Inspect's banner.
-            log_level="critical",
+        logs = all_logs(
+            inspect_eval(
+                tasks,
+                log_dir=str(out),
+                tags=TAGS,
+                # Inspect's rich display, even "none", redraws every task's results (about
+                # 0.2 s a participant); "log" writes to Python's logging, which is quiet here.
+                display="log",
+                # No live sample buffer: nobody watches an export in Inspect View.
+                log_realtime=False,
+                # A failed replay is named in the export's one line, and its traceback is in
+                # its log (out/failed): not printed, nor Inspect's banner.
+                log_level="critical",
+            ),
+            len(tasks),
         )
     failed = []
     for replay, log in zip(chosen, logs, strict=True):
