@@ -827,6 +827,27 @@ def test_a_mixed_folder_gives_both_sections(
     assert header in mixed and "Game-mode runs: 2" in mixed
 
 
+def test_compare_refuses_sides_without_a_scenario_id_in_common(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every row would be n/a: a comparison of nothing, which was written without a word.
+    for ids in ("12", "7-8"):
+        inspect_eval(
+            tom(ids=ids, reps=1),
+            model="tom/oracle",
+            log_dir=str(tmp_path / ids),
+            display="none",
+        )
+    out = tmp_path / "out"
+    command = ["report", "--compare", str(tmp_path / "12"), str(tmp_path / "7-8")]
+    assert main([*command, "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "tom-eval: error: report: the two sides of --compare share no scenario Id (A has Ids "
+        "12, B Ids 7-8): nothing to compare\n"
+    )
+    assert not out.exists()
+
+
 def test_compare_refuses_game_logs(
     logs: Path, game_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

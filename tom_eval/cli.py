@@ -27,6 +27,7 @@ from tom_eval.game.scenario_file import read_scenarios, write_scenarios
 from tom_eval.game.spec import (
     EXTRAS,
     check_mastery_ids,
+    id_ranges,
     parse_extras,
     parse_ids,
     read_mastery,
@@ -156,6 +157,12 @@ def _report(args: argparse.Namespace) -> int:
             if len(results.runs) > 1:
                 runs = ", ".join(results.runs["run"])
                 first.warnings.append(f"{side}: pools {len(results.runs)} runs ({runs})")
+        ids = [{int(n) for n in results.samples["spec_id"].dropna()} for results in (first, second)]
+        if not ids[0] & ids[1]:
+            raise InputError(
+                f"report: the two sides of --compare share no scenario Id (A has "
+                f"{id_ranges(ids[0])}, B {id_ranges(ids[1])}): nothing to compare"
+            )
         for warning in first.warnings + second.warnings:
             print(f"tom-eval: warning: {warning}", file=sys.stderr)
         print(f"wrote {report.write_comparison(first, second, args.out)}")
