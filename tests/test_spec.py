@@ -79,7 +79,13 @@ def test_a_spreadsheets_byte_order_mark_and_blank_lines_are_no_rows(tmp_path: Pa
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("Id,Extra\n", "header must be"),
+        ("Id,Extra\n", "header must be .*, got 'Id,Extra'$"),
+        ("", "header must be .*, got an empty file$"),
+        # Another kind of file (a scenario file): its first line is cut short.
+        (
+            '{"key": "' + "x" * 1000 + '"}\n',
+            r"""got '{"key": "x{71}\.\.\.' \(1,011 characters\)$""",
+        ),
         (
             HEADER + "12,2C,Self,Believes X,Knows Truth,Unknown,Ask Teammate\n",
             "row 2: unknown Extra '2C'",

@@ -78,7 +78,9 @@ def read_spec(path: Path | None = None) -> list[SpecRow]:
             reader = csv.reader(handle)
             header = next(reader, None)
             if header is None or tuple(cell.strip() for cell in header) != SPEC_COLUMNS:
-                raise InputError(f"{path}: header must be {','.join(SPEC_COLUMNS)}, got {header}")
+                raise InputError(
+                    f"{path}: header must be {','.join(SPEC_COLUMNS)}, got {_first_line(header)}"
+                )
             rows = [
                 _spec_row(path, number, cells)
                 for number, cells in enumerate(reader, 2)
@@ -203,6 +205,15 @@ def list_text(value: object) -> str:
     if value is None:  # `-T extras=` with nothing after it
         return ""
     return re.sub(r"[\[\]'\"\s]", "", str(value))
+
+
+def _first_line(header: list[str] | None) -> str:
+    """A file's first line as a one-line error quotes it: cut short, since a file of
+    another kind (a scenario file given as --spec) has a line of thousands of characters."""
+    if header is None:
+        return "an empty file"
+    line = ",".join(header)
+    return f"'{line}'" if len(line) <= 80 else f"'{line[:80]}...' ({len(line):,} characters)"
 
 
 def id_ranges(ids: Iterable[int]) -> str:
