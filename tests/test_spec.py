@@ -217,7 +217,10 @@ def test_selecting_unknown_ids_or_extras_fails(spec_rows: list[SpecRow]) -> None
         ("\u00b2", "cannot read '\u00b2'"),  # a digit to str.isdigit, not to int
         ("7-\u0663", "cannot read"),
         ("13-7", "'13-7' is an empty range"),
-        (",", "cannot read ''"),
+        (",", r"^ids: an empty entry in ',' \(use e\.g\. 7,8,12-13\)$"),
+        ("7,,8", "an empty entry in '7,,8'"),
+        ("mastery,7", r"^ids: mastery stands alone, not in a list \('mastery,7'\)$"),
+        ("3,all", "all stands alone"),
     ],
 )
 def test_bad_id_selections_fail_with_one_line(text: str, problem: str) -> None:

@@ -163,6 +163,10 @@ def parse_ids(
     ids: list[int] = []
     for part in text.split(","):
         low, dash, high = part.strip().partition("-")
+        if part.strip() in ("all", "mastery"):
+            raise InputError(f"ids: {part.strip()} stands alone, not in a list ('{text}')")
+        if not part.strip():
+            raise InputError(f"ids: an empty entry in '{text}' (use e.g. 7,8,12-13)")
         if not is_whole_number(low) or (dash and not is_whole_number(high)):
             raise InputError(
                 f"ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
