@@ -136,6 +136,13 @@ def test_every_players_numbers_are_read_by_a_reader_that_says_what_it_reads() ->
         get_model("tom/flaky", max_faults=2.9)
     with pytest.raises(PrerequisiteError, match=re.escape("-M hang must be a finite number")):
         get_model("tom/flaky", hang=float("inf"))
+    # The wrapped player's name as typed, and the names there are.
+    with pytest.raises(PrerequisiteError) as raised:
+        get_model("tom/flaky", player="orcale")
+    assert raised.value.message == (
+        "tom/flaky: -M player must be one of oracle, bounded, always-pass, random, no-tom, "
+        "not 'orcale'"
+    )
     readers = {whole, number, yes_no, text}
     for provider in (ReferencePlayer, FlakyPlayer, FalseBeliefPlayer, CoherencePlayer, GGUFAPI):
         for name, arg in provider.ARGS.items():

@@ -34,7 +34,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, RetryDecision
 from tenacity import wait_fixed
 from tenacity.wait import WaitBaseT
 
-from tom_eval.game.players import ReferencePlayer
+from tom_eval.game.players import POLICIES, ReferencePlayer
 from tom_eval.providers.base import Arg, LocalProvider, Reply, a_seed, at_least, number, whole
 from tom_eval.refusal import refused
 
@@ -54,7 +54,9 @@ class FlakyPlayer(LocalProvider):
 
     PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
-        "player": Arg("oracle"),
+        "player": Arg(
+            "oracle", allowed=lambda name: name in POLICIES, rule=f"one of {', '.join(POLICIES)}"
+        ),
         "error_rate": Arg(0.0, number, **at_least(0)),
         "timeout_rate": Arg(0.0, number, **at_least(0)),
         "max_faults": Arg(2, whole, **at_least(0)),
