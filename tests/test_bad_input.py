@@ -293,6 +293,13 @@ CASES = [
         "plain/report: ",
     ),
     Case(
+        "report, a scenario file given as a log",
+        lambda d: ["report", str(write(d / "s.jsonl", "{}\n")), "--out", "r", "--quiet"],
+        "s.jsonl: not a readable Inspect log (its name ends in neither .eval nor .json, as "
+        "Inspect's logs do)",
+        ("r",),
+    ),
+    Case(
         "report, an empty log path (the current folder)",
         lambda d: ["report", "", "--out", "r", "--quiet"],
         "argument logs: '' is an empty path, which names nothing",
@@ -409,6 +416,12 @@ CASES = [
         ("logs",),
     ),
     Case(
+        "export, a folder that does not exist",
+        lambda d: ["export", str(d / "nowhere"), "--out", "logs"],
+        "nowhere: no such folder (give the --data-dir of tom-eval serve)",
+        ("logs", "nowhere"),
+    ),
+    Case(
         "export, a folder without a study",
         lambda d: ["export", str(folder(d / "empty")), "--out", "logs"],
         "empty: no study here (no study.json)",
@@ -481,7 +494,13 @@ CASES = [
     Case(
         "serve, a time-out that is not a number",
         lambda d: ["serve", "--data-dir", "s", "--timeout-minutes", "nan"],
-        "serve: --timeout-minutes must be positive, not nan",
+        "serve: --timeout-minutes must be positive and finite, not nan",
+        ("s",),
+    ),
+    Case(
+        "serve, a time-out without end",
+        lambda d: ["serve", "--data-dir", "s", "--timeout-minutes", "inf"],
+        "serve: --timeout-minutes must be positive and finite, not inf",
         ("s",),
     ),
     Case(
@@ -584,6 +603,11 @@ CASES = [
         "check, not UTF-8",
         lambda d: ["check", str(write_bytes(d / "b.jsonl", b"\xff\xfe"))],
         "b.jsonl: not UTF-8 text",
+    ),
+    Case(
+        "check, an Inspect log given as a scenario file",
+        lambda d: ["check", str(write_bytes(d / "run.eval", b"PK\x03\x04\x14\x00\x80"))],
+        "run.eval: a zip archive (an Inspect .eval log?), not text",
     ),
     Case(
         "check, invalid JSON",

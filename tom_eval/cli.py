@@ -195,7 +195,9 @@ def _serve(args: argparse.Namespace) -> int:
             "generated token"
         )
     if not 0 < args.timeout_minutes < math.inf:
-        raise InputError(f"serve: --timeout-minutes must be positive, not {args.timeout_minutes}")
+        raise InputError(
+            f"serve: --timeout-minutes must be positive and finite, not {args.timeout_minutes}"
+        )
     if args.completion_url:
         check_completion_url(args.completion_url)
     token = args.admin_token or os.environ.get(TOKEN_VARIABLE)

@@ -54,7 +54,13 @@ def user_text(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as error:
+        if data.startswith(ZIP_MAGIC):
+            raise InputError(f"{where}: a zip archive (an Inspect .eval log?), not text") from None
         raise InputError(f"{where}: not UTF-8 text ({error.reason})") from None
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""How a zip archive, such as an Inspect .eval log, begins."""
 
 
 def refuse_device(path: Path, where: str | None = None) -> None:

@@ -194,6 +194,8 @@ ZIP_END_MISSING = "EOCD not found"
 every zip archive."""
 
 
+NO_RECORDER = "No recorder for location"
+"""Inspect's words for a file whose name is not a log's (scenarios.jsonl given to report)."""
 UNABLE_TO_READ = "Unable to read log file"
 """How Inspect wraps the error of a JSON log it cannot parse (the cause holds the reason)."""
 
@@ -209,6 +211,8 @@ def _why(error: Exception) -> str:
     if isinstance(error.__cause__, Exception) and str(error).startswith(UNABLE_TO_READ):
         # Inspect's words name the file, which the line names already; the cause says why.
         return _why(error.__cause__)
+    if str(error).startswith(NO_RECORDER):
+        return "its name ends in neither .eval nor .json, as Inspect's logs do"
     if str(error) == ZIP_END_MISSING:
         return "cut short, or not a zip archive: the directory at a .eval file's end is missing"
     if isinstance(error, KeyError) and error.args:

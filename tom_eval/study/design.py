@@ -176,6 +176,9 @@ def _stories(design: StudyDesign) -> dict[str, object]:
 
 
 def existing_design(data_dir: Path) -> StudyDesign:
+    if not data_dir.is_dir():
+        what = "not a folder" if data_dir.exists() else "no such folder"
+        raise InputError(f"{data_dir}: {what} (give the --data-dir of tom-eval serve)")
     design = StudyDesign.load(data_dir)
     if design is None:
         raise InputError(f"{data_dir}: no study here (no {DESIGN_FILE}); run tom-eval serve first")
