@@ -149,7 +149,10 @@ def read_run_file(path: Path) -> tuple[str, datetime, str, list[RecordedTrial]]:
     record) for anything that is not such a file."""
     match = _FILE_NAME.fullmatch(path.name)
     if match is None:
-        raise InputError(f"{path}: not a run file (expected <run>_<unix time>_game_data.json)")
+        raise InputError(
+            f"{path}: not a run file's name (expected <run>_<unix time>_game_data.json, "
+            "the time in 9 to 11 digits)"
+        )
     refuse_unless_regular(path, "a pipe or a device would be read without end")
     if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
         raise InputError(f"{path}: {path.stat().st_size} bytes is too large for a run file")
