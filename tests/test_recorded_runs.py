@@ -280,11 +280,11 @@ def test_a_file_named_otherwise_is_no_run_file(tmp_path: Path) -> None:
     (tmp_path / "notes.json").write_text("{}")
     with pytest.raises(InputError, match=r"notes\.json: not a run file"):
         read_runs([tmp_path / "notes.json"])
+    with pytest.raises(InputError, match=r"no \*_game_data\.json run files"):
+        read_runs([tmp_path])
     # The time is what a name of the right shape may get wrong.
     (tmp_path / "m_123_game_data.json").write_text("{}")
     with pytest.raises(InputError, match=r"m_123_game_data\.json: .*the time in 9 to 11 digits\)$"):
-        read_runs([tmp_path / "m_123_game_data.json"])
-    with pytest.raises(InputError, match=r"no \*_game_data\.json run files"):
         read_runs([tmp_path])
 
 
