@@ -129,6 +129,6 @@ def false_belief(
         scorer=false_belief_scorer(),
         # The paper's point estimates are at temperature 0; the first word is all that counts.
         config=GenerateConfig(temperature=0.0, max_tokens=30),
-        version="2-A",
+        version="3-A",
         metadata={"estimator": estimator} | subset | file_metadata,
     )
