@@ -210,7 +210,9 @@ def test_faults_are_retryable_and_replies_are_the_wrapped_players() -> None:
     ]
     assert replies[0].completion == replies[1].completion == str(item.solution.decision.optimal)
     assert replies[0].usage == replies[1].usage
-    with pytest.raises(PrerequisiteError, match="unknown reference player 'tom/genius'"):
+    with pytest.raises(
+        PrerequisiteError, match=r"-M player must be one of oracle, .*, not 'genius'"
+    ):
         FlakyPlayer("flaky", player="genius")
 
 

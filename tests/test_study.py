@@ -380,6 +380,9 @@ def test_export_needs_a_study_and_a_new_folder(
     study: tuple[Flask, StudyDesign, Store], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["export", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 2
+    assert "nothing: no such folder" in capsys.readouterr().err
+    (tmp_path / "nothing").mkdir()
+    assert main(["export", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 2
     assert "no study here" in capsys.readouterr().err
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
