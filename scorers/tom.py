@@ -232,6 +232,11 @@ def played_turn(state: TaskState) -> GameRecord:
     record = take_record(state)
     if record is not None:
         return record
+    if "story" not in state.metadata:
+        raise refused(
+            f"sample {state.sample_id}: not a sample of tasks/tom.py (no story in its "
+            "metadata): tom_scorer scores the game's logs"
+        )
     logged = (state.scores or {}).get("tom_scorer")
     metadata = (logged.metadata if logged else None) or {}
     if set(metadata) != {field.name for field in fields(GameRecord)}:

@@ -23,6 +23,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_mo
 
 from conftest import REFERENCE_SCENARIOS, ROOT, inspect_eval, played_turn, require_shared
 from scorers.tom import tom_scorer
+from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval.game import analysis
 from tom_eval.game.decisions import PASS, Action
@@ -240,6 +241,21 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
     }
     with pytest.raises(PrerequisiteError, match="no played turn to score"):
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
+
+
+def test_another_tasks_log_is_not_scored_as_the_games(tmp_path: Path) -> None:
+    (log,) = inspect_eval(
+        false_belief(contents=1, transfer=0),
+        model="tom/belief-oracle",
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_score(log, tom_scorer(), action="append", display="none")
+    assert str(raised.value.message).endswith(
+        ": not a sample of tasks/tom.py (no story in its metadata): tom_scorer scores the "
+        "game's logs"
+    )
 
 
 def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:
