@@ -581,6 +581,16 @@ REVISED: list[Case] = [
     ("Action: Ask(B, bag) -- actually, Pass.", "action", PASS),
     ("Final answer: Pass.\nWait, B was out. Tell(B, bag, banana).", "action", TELL_B),
     ("Action: Ask(B, bag). Actually, I am sure of it.", "action", ASK_B),
+    # A sentence that opens like a revision but only weighs an action revises nothing.
+    ("Pass.\nNo reason to Ask(B, bag): I saw the move myself.", "action", PASS),
+    ("Pass. Hmm, Tell(B, bag, banana) costs 0.5 for nothing.", "action", PASS),
+    ("I'll Tell(B, bag, banana). Actually, this is better than Ask(B, bag).", "action", TELL_B),
+    ("Tell(B, bag, banana). Instead, C will probably pass.", "action", TELL_B),
+    ("I'll Tell(B, bag, banana). No one else needs to Ask(B, bag).", "action", TELL_B),
+    ("Pass. Actually, Tell(B, bag, banana) would just waste 0.5.", "action", PASS),
+    ("Ask(B, bag). No, Pass.", "action", PASS),
+    # "would be to" states the choice rather than weighing it.
+    ("Therefore the best action would be to Tell(B, bag, banana).", "action", TELL_B),
 ]
 
 ECHOED_OPTIONS: list[Case] = [

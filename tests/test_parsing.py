@@ -197,7 +197,8 @@ FREE_CASES: list[tuple[str, ParsedAction]] = [
     # A format slip is read, and marked (the scorer counts it in format_ok).
     ("Tell(B, bag, apple)", ParsedAction(tell("B", "bag", "apple"), slip="no ACTION: line")),
     ("I think I should pass.", ParsedAction(PASS, slip="no ACTION: line")),
-    ("I could ask B. I won't.", bad("no action found")),
+    # Unreadable without the line is a slip too: format_ok is not higher for nonsense.
+    ("I could ask B. I won't.", ParsedAction(None, "no action found", "no ACTION: line")),
     ("ACTION:", bad("empty ACTION: line")),
     ("ACTION: B", bad("no action found")),
     ("ACTION: Ask(B, cupboard)", bad("unknown container 'cupboard'")),
@@ -251,7 +252,7 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("ANSWER: brick\nThough it could be the apple.", "free", ParsedAnswer("brick")),
     ("ANSWER: a unicorn", "free", ParsedAnswer("unicorn")),
     ("The bag holds an apple.", "free", ParsedAnswer("apple", slip="no ANSWER: line")),
-    ("Hmm, who knows?", "free", ParsedAnswer(None, "a question, not an answer")),
+    ("Hmm, who knows?", "free", ParsedAnswer(None, "a question, not an answer", "no ANSWER: line")),
     ("ANSWER:", "free", ParsedAnswer(None, "empty ANSWER: line")),
     ("", "free", ParsedAnswer(None, "empty reply")),
 ]

@@ -167,6 +167,11 @@ def test_an_unreadable_action_is_recorded_and_played_as_pass() -> None:
         ("I refuse.", "refused", None),
         ("Pass", "refused", None),
         ("No comment.", "refused", None),
+        # Withholding in other words: no secret or nope taken for the contents told.
+        ("It's a secret.", "refused", None),
+        ("Nope.", "refused", None),
+        ("I'd rather not say.", "refused", None),
+        ("I'm not going to tell you.", "refused", None),
         ("I don't know", "unreadable", None),
     ],
 )

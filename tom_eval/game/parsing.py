@@ -222,14 +222,18 @@ _FILLER = frozenset(
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
 _HEDGE_BEFORE = re.compile(
-    r"(?:\b(?:could|might|may|would|if|whether|instead\s+of|rather\s+than|consider(?:ed|ing)?"
+    r"(?:\b(?:could|might|may|would(?!\s+be\s+to\b)|if|whether|instead\s+of|rather\s+than|consider(?:ed|ing)?"
     r"|versus|vs|without|avoid(?:ing)?|unless|not|never|no\s+need(?:\s+to)?|no\s+point)\b"
     r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
     _FLAGS,
 )
 _CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\b(?:but|so|therefore|thus|hence|and|then)\b", _FLAGS)
-_REVISION = re.compile(rf"(?:{_TAKING_BACK}|no|hmm+|instead)\b", _FLAGS)
-"""A sentence that takes back what came before."""
+_REVISION = re.compile(rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS)
+"""A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
+_CLAUSE_BREAK = re.compile(
+    r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
+)
+"""Where a clause of a revising sentence ends (a call's own commas aside: see `_revised_to`)."""
 _HEDGE_AFTER = re.compile(
     r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:a\s+waste|pointless|useless|"
     r"unnecessary|redundant))|is\s+(?:not|unnecessary|pointless|useless|redundant|wasteful|"
@@ -267,9 +271,11 @@ _TRAILING_PLACE = re.compile(rf"\s+(?:in|inside)(?:\s+(?:the\s+)?(?:{_CONTAINER_
 _NON_ANSWER = re.compile(r"\b(?:know|sure|unsure|unclear|cannot|can't|sorry|unable|idea)\b")
 _MAX_PHRASE_WORDS = 3
 _REFUSAL = re.compile(
-    r"\b(?:refus\w*|declin\w*|pass|no comment|not (?:telling|saying)|won't (?:say|tell))\b",
+    r"\b(?:refus\w*|declin\w*|pass|no comment|nope|secret|rather not|not (?:telling|saying)|"
+    r"not going to (?:say|tell)|(?:won't|will not|can't|cannot) (?:say|tell|share))\b",
     _FLAGS,
 )
+"""A reply that withholds an answer ("I refuse", "It's a secret", "I'd rather not say")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,9 +359,9 @@ def parse_action(
         return _read_reply(lines, reading)
     focus = _labelled(lines, "action")
     if focus is None:
-        # A format slip: read the reply's final commitment anyway, and say so.
-        read = _read_reply(lines, reading)
-        return replace(read, slip="no ACTION: line") if read.valid else read
+        # A format slip: read the reply's final commitment anyway, and say so, read or not
+        # (an unreadable reply without the line slipped too: format_ok counts both).
+        return replace(_read_reply(lines, reading), slip="no ACTION: line")
     if not focus:
         return _bad_action("empty ACTION: line")
     return _read_reply(focus, reading)
@@ -367,7 +373,7 @@ def parse_answer(text: str, response_format: ResponseFormat) -> ParsedAnswer:
     if isinstance(focus, ParsedAnswer):
         return focus
     answer = _answer_in(focus.text)
-    return replace(answer, slip=focus.slip) if answer.valid else answer
+    return replace(answer, slip=focus.slip)
 
 
 def parse_reply(text: str, response_format: ResponseFormat) -> ParsedReply:
@@ -529,13 +535,32 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
         revising = revising or _is_revision(sentence)
         outcome = _commitment(sentence, reading)
         if outcome is None and revising:
-            named = _distinct(m.outcome for m in _unhedged(sentence, reading.mentions(sentence)))
-            outcome = named[0] if len(named) == 1 else None
+            outcome = _revised_to(sentence, reading)
         if outcome is not None and outcome.valid:
             committed = [] if revising else committed
             committed.append(outcome)
             revising = False
     return _distinct(committed)
+
+
+def _revised_to(sentence: str, reading: _Reading) -> ParsedAction | None:
+    """The one action a clause of a revising sentence states on its own ("On second
+    thought, option D, since B is asked", "actually no, Pass"). A clause that only names an
+    action ("Actually, this is better than Ask(B, bag)", "Hmm, Tell(B, bag, apple) would
+    waste 0.5") revises nothing. Each clause is read around its action, so a call's own
+    commas do not split it."""
+    if sentence.endswith("?"):
+        return None
+    stated = []
+    for mention in _unhedged(sentence, reading.mentions(sentence)):
+        before = _CLAUSE_BREAK.split(sentence[: mention.start])[-1]
+        after = _CLAUSE_BREAK.split(sentence[mention.end :])[0]
+        clause = before + sentence[mention.start : mention.end] + after
+        outcome = _commitment(clause.strip(), reading)
+        if outcome is not None and outcome.valid:
+            stated.append(outcome)
+    found = _distinct(stated)
+    return found[0] if len(found) == 1 else None
 
 
 def _closing_statement(lines: list[str], reading: _Reading) -> ParsedAction | None:
