@@ -589,6 +589,11 @@ REVISED: list[Case] = [
     ("I'll Tell(B, bag, banana). No one else needs to Ask(B, bag).", "action", TELL_B),
     ("Pass. Actually, Tell(B, bag, banana) would just waste 0.5.", "action", PASS),
     ("Ask(B, bag). No, Pass.", "action", PASS),
+    # A note on a player ("B: ...") is no option letter, unless its line names an action.
+    ("B: left before the banana went in.\n\nTell(B, bag, banana)", "choice", TELL_B),
+    ("B: left before the banana went in.\nSo I should tell B about it.", "choice", None),
+    ("C: saw it all, so no need to ask.\nD", "choice", TELL_B),
+    ("B: Ask(B, bag)", "choice", ASK_B),
     # "would be to" states the choice rather than weighing it.
     ("Therefore the best action would be to Tell(B, bag, banana).", "action", TELL_B),
 ]

@@ -73,7 +73,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from tom_eval.game.decisions import PASS, Action
-from tom_eval.game.world import CONTAINERS, ITEMS, NOTHING, SELF
+from tom_eval.game.world import CHARACTERS, CONTAINERS, ITEMS, NOTHING, SELF
 
 ResponseFormat = Literal["choice", "action", "free"]
 RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("choice", "action", "free")
@@ -591,6 +591,7 @@ def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
     items: list[object] = []
     for line in lines:
         label = _OPTION_LINE.match(line) if reading.options_listed else None
+        label = None if label and _note_on_player(line, label) else label
         bare = None if _WHOLE_LETTER.fullmatch(line) else _commitment(line, reading)
         items.append(label.group(1) if label else bare)
     listed: set[int] = set()
@@ -679,6 +680,7 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
             _Mention(_by_letter(match.group(1), options), match.start(1), match.end(1))
             for pattern in (_NAMED_LETTER, _LABEL_LETTER)
             for match in pattern.finditer(text)
+            if pattern is _NAMED_LETTER or not _note_on_player(text, match)
         ]
         for call in _calls(text, vocabulary):
             outcome = call.outcome
@@ -720,6 +722,18 @@ def _calls(text: str, vocabulary: _Vocabulary) -> list[_Mention]:
     # A call written out is not named twice by the words around it.
     worded = [w for w in worded if not any(c.start <= w.start < c.end for c in calls)]
     return sorted([*calls, *worded], key=lambda mention: mention.start)
+
+
+def _note_on_player(text: str, label: re.Match[str]) -> bool:
+    """Whether a line label is a note on a player ("B: left before the move"), not an option
+    letter: a player's letter with a colon or a dash, and the rest of its line names no
+    action ("B: Pass" still labels option B)."""
+    mark = text[label.end(1) : label.end()].strip()
+    if label.group(1) not in CHARACTERS or not mark.startswith((":", "-")):
+        return False
+    rest = text[label.end(1) :].split("\n", 1)[0]
+    calls = (_CALL, _WORDED_ASK, _WORDED_TELL, _WORDED_TELL_ITEM)
+    return not any(pattern.search(rest) for pattern in calls) and not _passes(rest)
 
 
 def _passes(text: str) -> list[re.Match[str]]:
