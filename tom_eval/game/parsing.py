@@ -222,13 +222,15 @@ _FILLER = frozenset(
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
 _HEDGE_BEFORE = re.compile(
-    r"(?:\b(?:could|might|may|would(?!\s+be\s+to\b)|if|whether|instead\s+of|rather\s+than|consider(?:ed|ing)?"
-    r"|versus|vs|without|avoid(?:ing)?|unless|not|never|no\s+need(?:\s+to)?|no\s+point)\b"
+    r"(?:\b(?:could|might|may|would(?!\s+be\s+to\b)|if|whether|instead\s+of|rather\s+than"
+    r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never|no\s+need(?:\s+to)?|no\s+point)\b"
     r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
     _FLAGS,
 )
 _CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\b(?:but|so|therefore|thus|hence|and|then)\b", _FLAGS)
-_REVISION = re.compile(rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS)
+_REVISION = re.compile(
+    rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS
+)
 """A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
