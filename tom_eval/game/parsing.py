@@ -228,9 +228,7 @@ _HEDGE_BEFORE = re.compile(
     _FLAGS,
 )
 _CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\b(?:but|so|therefore|thus|hence|and|then)\b", _FLAGS)
-_REVISION = re.compile(
-    rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS
-)
+_REVISION = re.compile(rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS)
 """A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
