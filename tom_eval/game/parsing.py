@@ -223,7 +223,8 @@ _FILLER = frozenset(
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
 _HEDGE_BEFORE = re.compile(
     r"(?:\b(?:could|might|may|would(?!\s+be\s+to\b)|if|whether|instead\s+of|rather\s+than"
-    r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never|no\s+need(?:\s+to)?|no\s+point)\b"
+    r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never"
+    r"|no\s+need(?:\s+to)?|no\s+point)\b"
     r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
     _FLAGS,
 )

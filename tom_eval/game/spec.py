@@ -161,19 +161,17 @@ def parse_ids(
     if selects_mastery(text):
         return list(mastery)
     ids: list[int] = []
-    for part in text.split(","):
-        low, dash, high = part.strip().partition("-")
-        if part.strip() in ("all", "mastery"):
-            raise InputError(f"ids: {part.strip()} stands alone, not in a list ('{text}')")
-        if not part.strip():
+    for entry in (part.strip() for part in text.split(",")):
+        low, dash, high = entry.partition("-")
+        if entry in ("all", "mastery"):
+            raise InputError(f"ids: {entry} stands alone, not in a list ('{text}')")
+        if not entry:
             raise InputError(f"ids: an empty entry in '{text}' (use e.g. 7,8,12-13)")
         if not is_whole_number(low) or (dash and not is_whole_number(high)):
-            raise InputError(
-                f"ids: cannot read '{part.strip()}' (use all, mastery or e.g. 7,8,12-13)"
-            )
+            raise InputError(f"ids: cannot read '{entry}' (use all, mastery or e.g. 7,8,12-13)")
         first, last = int(low), int(high or low)
         if last < first:
-            raise InputError(f"ids: '{part.strip()}' is an empty range")
+            raise InputError(f"ids: '{entry}' is an empty range")
         # The known Ids in the range, and its ends (reported if unknown): `range` itself
         # could be billions long.
         ids += [first, last, *(known_id for known_id in known if first <= known_id <= last)]
