@@ -33,7 +33,7 @@ from tom_eval.game.oracle import shared_solution
 from tom_eval.game.parsing import option_letter
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import story_fields
-from tom_eval.game.trial import Trial, option_seed
+from tom_eval.game.trial import Trial, trial_seed
 from tom_eval.game.turn import DEFAULT_LINEUP
 
 COLUMNS = ("task", "samples", "model calls", "wall time", "CPU time", "wall per sample")
@@ -50,7 +50,7 @@ def engine_seconds(reps: int) -> float:
     for record in scenario_records("all", "0A,0B,1A,1B", reps, 0, None)[0]:
         solution = checked_solution(record, rules, with_neutral=False)
         story = story_fields(record.scenario)
-        seed = option_seed(0, record.key, 1)
+        seed = trial_seed(0, record.key, 1)
         trial = Trial.start(story, record.key, DEFAULT_LINEUP, rules, "choice", seed)
         _ = trial.action_prompt
         optimal = trial.options.index(solution.decision.optimal)

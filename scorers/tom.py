@@ -226,16 +226,21 @@ def _explanation(record: GameRecord, solution: Solution, regret: float) -> str:
     )
 
 
+_GAME_FIELDS = frozenset({"story", "lose", "neutral"})
+"""The sample metadata the scorer reads besides the turn."""
+
+
 def played_turn(state: TaskState) -> GameRecord:
     """The turn the solver just played, or, when a log is scored again (`inspect score
     --action append`), the turn as the log's earlier score recorded it."""
     record = take_record(state)
     if record is not None:
         return record
-    if "story" not in state.metadata:
+    if not _GAME_FIELDS.issubset(state.metadata):
+        # KNP and IKD samples carry a story too: the rules tell the game's apart.
         raise refused(
-            f"sample {state.sample_id}: not a sample of tasks/tom.py (no story in its "
-            "metadata): tom_scorer scores the game's logs"
+            f"sample {state.sample_id}: not a sample of tasks/tom.py (no story, lose and "
+            "neutral in its metadata): tom_scorer scores the game's logs"
         )
     logged = (state.scores or {}).get("tom_scorer")
     metadata = (logged.metadata if logged else None) or {}

@@ -50,8 +50,10 @@ MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
 
-VERSION = "5-A"
-"""The task's version (eval.yaml): 5 since the reader's revisions need a clause that states an
+VERSION = "6-A"
+"""The task's version (eval.yaml): 6 since an answer is read at its conclusion ("..., so the
+box is empty"), "not empty" is no empty answer, and a trial's liar names an item drawn with
+the task's seed and the epoch; 5 since the reader's revisions need a clause that states an
 action, `format_ok` counts unreadable replies without their tagged line, and a note on a
 player ("B: ...") is no option letter; 4 since a ladder's span is read off the measured curve
 (3: a ladder's level intervals, and so the test of whether it has a span at all, are Price

@@ -580,7 +580,7 @@ def test_a_prior_over_one_domains_answers_leaves_the_other_uniform() -> None:
         ({"cost": float("inf")}, "cost must be a number of 0 or more, not 'inf'"),
         # A whole number beyond a float (-T cost=1000...0) is not finite either.
         ({"cost": 10**400}, "cost must be a number of 0 or more, not '1000"),
-        ({"cost": True}, "cost must be a number of 0 or more, not 'True'"),
+        ({"cost": True}, "cost must be a number of 0 or more, not 'true'"),
         ({"temperature": 1e-310}, "over temperature 1e-310 is beyond a float"),
         ({"cost": 1e308}, "cost 1e+308 over temperature 0.1 is beyond a float"),
         ({"estimator": "guess"}, "estimator must be one of logprobs, sampling, not 'guess'"),

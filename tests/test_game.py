@@ -10,6 +10,8 @@ from tom_eval.errors import InputError
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.oracle import solve
 from tom_eval.game.rules import Rules
+from tom_eval.game.scenario_file import story_line
+from tom_eval.game.trial import Trial, trial_seed
 from tom_eval.game.turn import DEFAULT_LINEUP, Turn, parse_lineup
 from tom_eval.game.world import ITEMS, Enter, Leave, Move, Put, Scenario
 
@@ -53,6 +55,22 @@ def test_a_dishonest_opponent_lies_and_the_lie_is_never_what_it_believes() -> No
     # C saw the ball and the apple and believes the apple: it names the ball, the only
     # other thing it saw (naming an item A never saw would reveal hidden events).
     assert replies_of("C", "C=dishonest_opponent,D=honest_opponent") == {"ball"}
+
+
+def test_a_trials_lie_varies_with_the_epoch_and_repeats_with_it() -> None:
+    """The item D lies with in trial mode is drawn from the task's seed, the sample and the
+    epoch, like the options' order: epochs and seeds vary it, a rerun repeats it."""
+    story = story_line(Scenario(frozenset("ABCD"), STORY, "bag", "A"))
+
+    def lie(task_seed: int, epoch: int) -> str | None:
+        seed = trial_seed(task_seed, "test-1", epoch)
+        trial = Trial.start(story, "test-1", DEFAULT_LINEUP, Rules(), "action", seed)
+        return trial.act("Ask(D, bag)").turn.reply
+
+    lies = {lie(0, epoch) for epoch in range(1, 21)}
+    assert len(lies) > 1 and "nothing" not in lies
+    assert len({lie(task_seed, 1) for task_seed in range(20)}) > 1
+    assert lie(0, 3) == lie(0, 3)
 
 
 def test_an_honest_opponent_answers_blue_truthfully() -> None:

@@ -220,6 +220,15 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("The apple, I think. Yes, the apple.", "action", ParsedAnswer("apple")),
     # Documented limitation: negation is not read; answer replies are asked to be short.
     ("Not the apple.", "action", ParsedAnswer("apple")),
+    # A reasoned answer is read at its conclusion, after its last "so" or revision.
+    ("The apple was moved to the basket, so the box is empty.", "action", ParsedAnswer(NOTHING)),
+    ("It held the apple, so it is not empty.", "action", ParsedAnswer("apple")),
+    ("The ball went to the basket. Therefore the apple.", "action", ParsedAnswer("apple")),
+    ("Apple. Actually, banana.", "action", ParsedAnswer("banana")),
+    ("No, the box is empty.", "action", ParsedAnswer(NOTHING)),
+    ("Nothing so far.", "action", ParsedAnswer(NOTHING)),
+    # "Not empty" says the opposite of empty, and names nothing that is there.
+    ("The box is not empty.", "action", ParsedAnswer(None, "not empty, but no item named")),
     ("a unicorn", "action", ParsedAnswer("unicorn")),
     ("The bag contains a unicorn.", "action", ParsedAnswer("unicorn")),
     ("There's a rubber duck in the bag", "action", ParsedAnswer("rubber duck")),
@@ -413,6 +422,74 @@ def test_option_letters_select_their_option(data: st.DataObject, options: list[A
     assert parse_action(letter, "choice", options) == ok(options[index])
     wrapped = data.draw(st.sampled_from(("({})", "**{}**", "{})", "Answer: {}", "Option {}.")))
     assert parse_action(wrapped.format(letter), "choice", options) == ok(options[index])
+
+
+# Asked about the box: a conclusion decides only when it is an answer or says what the box
+# holds; else the whole reply is read, and prose around an answer does not change it.
+CONCLUDED_CASES: list[tuple[str, str | None]] = [
+    ("The apple was moved to the basket, so the box is empty.", NOTHING),
+    ("Anne took the ball out, so it now holds the apple.", "apple"),
+    ("The ball went to the basket, so the apple is still in the box.", "apple"),
+    ("Apple? No, banana.", "banana"),
+    ("The apple - no, wait, the banana.", "banana"),
+    ("Bob took the ball out. Therefore, nothing.", NOTHING),
+    # Another container, or a conclusion that answers nothing: the whole reply decides.
+    ("The apple went into the box, so the basket is empty.", "apple"),
+    ("Stapler. Nobody touched it, so nothing has changed.", "stapler"),
+    ("Orange, so nothing else.", "orange"),
+    ("The apple, so far as I know; the basket is empty.", "apple"),
+    ("The apple is in the box, meaning nothing was moved.", "apple"),
+    ("Banana. No-one touched the box; the bag is empty.", "banana"),
+    ("apple\n\nI'm not entirely sure, so it could also be empty.", "apple"),
+    ("The ball was moved out, so the box might be empty or hold the apple.", None),
+    ("Ball\n\n(Anne moved the apple out, so the apple is in the basket.)", None),
+    # Negated empty words say the opposite.
+    ("It's not nothing.", None),
+    ("The box isn't empty anymore.", None),
+    ("Anne put something in, so the box is no longer empty.", None),
+]
+
+
+@pytest.mark.parametrize(("reply", "contents"), CONCLUDED_CASES)
+def test_a_conclusion_decides_only_what_it_says_of_the_container(
+    reply: str, contents: str | None
+) -> None:
+    assert parse_answer(reply, "action", "box").contents == contents
+
+
+REASONS = (
+    "The {other} was moved to the {container}",
+    "B saw the {other} go into the {container}",
+    "Nobody touched the {other} in the {container}",
+)
+CONCLUSIONS = {
+    "so it holds the {item}.": "{item}",
+    "therefore the {item}.": "{item}",
+    "so the {container} is empty.": NOTHING,
+    "thus nothing.": NOTHING,
+}
+
+
+@given(
+    reasons=st.lists(
+        st.tuples(st.sampled_from(REASONS), st.sampled_from(ITEMS), st.sampled_from(CONTAINERS)),
+        min_size=1,
+        max_size=3,
+    ),
+    conclusion=st.sampled_from(sorted(CONCLUSIONS)),
+    item=st.sampled_from(ITEMS),
+    container=st.sampled_from(CONTAINERS),
+)
+def test_a_reasoned_answer_is_read_at_its_conclusion(
+    reasons: list[tuple[str, str, str]], conclusion: str, item: str, container: str
+) -> None:
+    """Whatever items the reasoning names, the answer is what the conclusion says."""
+    reasoning = ". ".join(
+        reason.format(other=other, container=place) for reason, other, place in reasons
+    )
+    reply = f"{reasoning}, {conclusion.format(item=item, container=container)}"
+    expected = CONCLUSIONS[conclusion].format(item=item)
+    assert parse_answer(reply, "action") == ParsedAnswer(expected)
 
 
 def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> None:

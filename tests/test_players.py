@@ -118,10 +118,10 @@ def test_unknown_players_are_refused() -> None:
     ("args", "message"),
     [
         ({"memory": 2.9}, "-M memory must be a whole number, not 2.9"),
-        ({"memory": True}, "-M memory must be a whole number, not True"),
+        ({"memory": True}, "-M memory must be a whole number, not 'true'"),
         ({"seed": 1.5}, "-M seed must be a whole number, not 1.5"),
         ({"seed": 2**63}, f"-M seed must be from -2**63 to 2**63 - 1, not {2**63}"),
-        ({"latency": True}, "-M latency must be a finite number, not True"),
+        ({"latency": True}, "-M latency must be a finite number, not 'true'"),
         ({"latency": float("inf")}, "-M latency must be a finite number, not inf"),
     ],
 )

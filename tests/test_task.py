@@ -16,14 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai import Task
 from inspect_ai import score as inspect_score
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+from knowledge_support import FIXTURES
 
 from conftest import REFERENCE_SCENARIOS, ROOT, inspect_eval, played_turn, require_shared
 from scorers.tom import tom_scorer
 from tasks.false_belief import false_belief
+from tasks.knp import knp as knp_task
 from tasks.tom import tom
 from tom_eval.game import analysis
 from tom_eval.game.decisions import PASS, Action
@@ -243,18 +246,23 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 
-def test_another_tasks_log_is_not_scored_as_the_games(tmp_path: Path) -> None:
-    (log,) = inspect_eval(
-        false_belief(contents=1, transfer=0),
-        model="tom/belief-oracle",
-        log_dir=str(tmp_path),
-        display="none",
-    )
+@pytest.mark.parametrize(
+    ("task", "model"),
+    [
+        (lambda: false_belief(contents=1, transfer=0), "tom/belief-oracle"),
+        # KNP's samples carry a story of their own.
+        (lambda: knp_task(data_dir=str(FIXTURES), genre="kids"), "tom/gold"),
+    ],
+)
+def test_another_tasks_log_is_not_scored_as_the_games(
+    tmp_path: Path, task: Callable[[], Task], model: str
+) -> None:
+    (log,) = inspect_eval(task(), model=model, log_dir=str(tmp_path), display="none", limit=1)
     with pytest.raises(PrerequisiteError) as raised:
         inspect_score(log, tom_scorer(), action="append", display="none")
     assert str(raised.value.message).endswith(
-        ": not a sample of tasks/tom.py (no story in its metadata): tom_scorer scores the "
-        "game's logs"
+        ": not a sample of tasks/tom.py (no story, lose and neutral in its metadata): "
+        "tom_scorer scores the game's logs"
     )
 
 

@@ -69,7 +69,11 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ({"lineup": 3}, "lineup: expected changes such as D=honest_opponent, not 3"),
+        ({"lineup": 3}, "lineup: expected changes such as D=honest_opponent, not '3'"),
+        # YAML reads -T lineup=on, ids=true or reps=yes as True: shown as true, not True.
+        ({"lineup": True}, "lineup: expected changes such as D=honest_opponent, not 'true'"),
+        ({"ids": True}, r"ids: cannot read 'true' \(use all"),
+        ({"reps": True}, "reps must be a whole number of 1 or more, not 'true'$"),
         ({"lineup": None}, "lineup must have a value, not nothing"),
         ({"scenario_file": ["a", "b"]}, "scenario_file must be a file name, not"),
         ({"lose": "maybe"}, "lose must be true or false, not 'maybe'"),

@@ -25,6 +25,13 @@ def fits_int64(number: int) -> bool:
     return -LARGEST <= number < LARGEST
 
 
+def yaml_text(value: object) -> str:
+    """A value YAML read, as text near what was written: YAML reads `true`, `yes` and `on`
+    as True (and `false`, `no`, `off` as False), which an error shows as `true` (`false`),
+    not Python's `True`."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def as_number(value: object) -> float | None:
     """A number as YAML gives it, as a float: an int, a float, or text that Python reads as
     a number (YAML 1.1 reads `1e-15` as text; it wants `1.0e-15`); a whole number beyond a

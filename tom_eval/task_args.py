@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from tom_eval.errors import InputError
-from tom_eval.json_fields import INT64_RANGE, finite_number, fits_int64
+from tom_eval.json_fields import INT64_RANGE, finite_number, fits_int64, yaml_text
 from tom_eval.refusal import refused
 
 logger = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ ran the machine out of memory)."""
 def _given(value: object) -> str:
     """A bad value as an error shows it: `-T name=` with nothing after it reaches the task
     as None, which is shown as such."""
-    return "nothing (an empty -T value)" if value is None else f"'{value}'"
+    return "nothing (an empty -T value)" if value is None else f"'{yaml_text(value)}'"
 
 
 def whole_number(
@@ -170,8 +170,10 @@ def one_of(name: str, value: object, allowed: tuple[Choice, ...]) -> Choice:
 def split_names(given: object) -> list[str]:
     """Names separated by commas, or the list Inspect makes of them: distinct, in the order
     given, white space and empty parts dropped."""
-    parts = given if isinstance(given, list) else [] if given is None else str(given).split(",")
-    return list(dict.fromkeys(text for part in parts if (text := str(part).strip())))
+    if given is None:
+        return []
+    parts = given if isinstance(given, list) else yaml_text(given).split(",")
+    return list(dict.fromkeys(text for part in parts if (text := yaml_text(part).strip())))
 
 
 def names(name: str, given: object, allowed: Collection[str], source: str = "") -> list[str]:

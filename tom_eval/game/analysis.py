@@ -742,7 +742,8 @@ def story_features(story: dict[str, Any]) -> dict[str, bool]:
         if event["actor"] == SELF and event["type"] in ("leave", "enter"):
             present = event["type"] == "enter"
     return {
-        # A left at some point and was never in the room when anything was put.
+        # A left at some point and was out of the room at every put (moves aside, as the
+        # reference's feature of this name).
         "self never saw a put": bool(self_leaves) and not saw_put,
         "teammate put or moved": any(
             event["type"] in ("put", "move") and event["actor"] == TEAMMATE for event in events

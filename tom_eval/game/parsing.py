@@ -48,10 +48,19 @@ Answers (`parse_answer`)
   sentence is a final answer (`Answer: X`), which decides. A JSON object gives its
   `contents` (or `answer`) field.
 * A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
+* A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
+  `thus`, `hence`, `which means` or revision (`Actually, ...`, `No, ...`), when that part is
+  an answer alone ("so orange", "Actually, the banana") or states what the container asked
+  about holds ("so the box is empty", "so it holds the apple", "so the apple is still in the
+  box"), naming one item or saying empty: "The apple was moved to the basket, so the box is
+  empty" answers `nothing`. A conclusion about something else ("so nothing has changed", "so
+  the basket is empty" when the box was asked about) or a hedged one ("so it might be
+  empty") decides nothing, and the whole text is read, as follows.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word or a negation (`not empty: an apple`; `no apple` is also apple, as answers
   are asked to be short). Several items are ambiguous. No item but an empty word answers
-  `nothing`.
+  `nothing`; a negated one ("not empty", "no longer empty") says the opposite, so alone it
+  is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -261,7 +270,33 @@ _EMPTY = re.compile(
     r"\b(?:nothing|empty|none|no\s+(?:object|item|thing)s?|not\s+anything)\b|n't\s+anything\b",
     _FLAGS,
 )
+_CONCLUSION = re.compile(
+    rf"\b(?:so|therefore|thus|hence|which\s+means|meaning|{_TAKING_BACK})\b"
+    r"|\bno(?=\s*(?:[,.!;\u2014\u2013]|-(?!\w)))",
+    _FLAGS,
+)
+"""What opens the conclusion of a reasoned answer ("..., so the box is empty") or takes
+back what came before ("No, ...", "Actually, ..."; not "No-one")."""
 _CONTAINER_WORDS = f"(?:{'|'.join(CONTAINERS)})"
+_ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
+_BARE_ANSWER = re.compile(
+    r"(?:(?:probably|likely|just|only|still|now|i\s+(?:think|believe|guess)|it(?:'s|\s+is)"
+    r"|(?:the\s+|my\s+)?answer\s+is|(?:it\s+)?must\s+be)\s+)*"
+    rf"(?:(?:the|an?)\s+)?(?:{_ITEM_WORDS}|nothing|empty|none)[\s.!)]*",
+    _FLAGS,
+)
+"""A conclusion that is an answer and nothing else ("so orange", "Actually, the banana.")."""
+_CONTAINER_STATEMENT = re.compile(
+    rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:(?:now|still|only)\s+)?"
+    r"(?:is|'s|contains|holds|has)\b"
+    rf"|(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)\s+(?:still\s+)?in\s+"
+    rf"(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b",
+    _FLAGS,
+)
+"""A conclusion that states what a container holds ("so the box is empty", "so it holds
+the apple", "so the apple is still in the box"), not what it might hold."""
+_NOT_EMPTY = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:\w+\s+){0,2}$", _FLAGS)
+"""What negates an empty word before it ("not empty", "isn't really empty")."""
 _NON_WORD = re.compile(r"[^a-z0-9'\s]+")
 _LEAD_IN = re.compile(
     r"^(?:i\s+(?:think|believe|guess)\s+(?:that\s+)?)?"
@@ -368,24 +403,29 @@ def parse_action(
     return _read_reply(focus, reading)
 
 
-def parse_answer(text: str, response_format: ResponseFormat) -> ParsedAnswer:
-    """What a reply says is in the container; invalid (never an exception) when unreadable."""
+def parse_answer(
+    text: str, response_format: ResponseFormat, container: str | None = None
+) -> ParsedAnswer:
+    """What a reply says is in `container` (the one asked about; None: any); invalid (never
+    an exception) when unreadable."""
     focus = _answer_focus(text, response_format)
     if isinstance(focus, ParsedAnswer):
         return focus
-    answer = _answer_in(focus.text)
+    answer = _answer_in(focus.text, container)
     return replace(answer, slip=focus.slip)
 
 
-def parse_reply(text: str, response_format: ResponseFormat) -> ParsedReply:
-    """What A tells a player who asked it: an answer read like `parse_answer`, or a
-    refusal (the word refuse or decline, naming no item)."""
+def parse_reply(
+    text: str, response_format: ResponseFormat, container: str | None = None
+) -> ParsedReply:
+    """What A tells a player who asked it about `container`: an answer read like
+    `parse_answer`, or a refusal (the word refuse or decline, naming no item)."""
     focus = _answer_focus(text, response_format)
     if isinstance(focus, ParsedAnswer):
         return ParsedReply(None, refused=False, problem=focus.problem)
     if _REFUSAL.search(focus.text) and not _items_in(focus.text):
         return ParsedReply(None, refused=True)
-    answer = _answer_in(focus.text)
+    answer = _answer_in(focus.text, container)
     return ParsedReply(answer.contents, refused=False, problem=answer.problem)
 
 
@@ -805,7 +845,7 @@ def _canonical_contents(phrase: str) -> str:
     items = _items_in(phrase)
     if len(items) == 1:
         return items[0]
-    if not items and _EMPTY.search(phrase):
+    if not items and _says_empty(phrase):
         return NOTHING
     return phrase
 
@@ -832,22 +872,64 @@ def _as_option(action: Action, options: Sequence[Action]) -> ParsedAction:
     return _bad_action(f"{action} is not among the options")
 
 
-def _answer_in(text: str) -> ParsedAnswer:
+def _answer_in(text: str, container: str | None) -> ParsedAnswer:
+    concluded = _concluded(text, container)
+    if concluded is not None:
+        return concluded
     items = _items_in(text)
     if len(items) > 1:
         return ParsedAnswer(None, f"ambiguous: names several items ({', '.join(items)})")
     if items:
         return ParsedAnswer(items[0])
-    if _EMPTY.search(text):
+    if _says_empty(text):
         return ParsedAnswer(NOTHING)
     if text.rstrip().endswith("?"):
         return ParsedAnswer(None, "a question, not an answer")
     if _WHOLE_LETTER.fullmatch(text):
         return ParsedAnswer(None, "an option letter, not what is in the container")
+    if _EMPTY.search(text):
+        return ParsedAnswer(None, "not empty, but no item named")
     phrase = _short_phrase(text)
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
+    """What a reasoned answer concludes after its last `so`, `therefore` or revision, when
+    that part is an answer alone ("Actually, banana") or states what `container` (None: any)
+    holds, naming one item or saying empty ("The apple was moved to the basket, so the box
+    is empty" is nothing, not apple). None otherwise, and the whole text is read: a
+    conclusion about something else ("so nothing has changed", "so the basket is empty")
+    or a hedged one ("so it might be empty") is no answer."""
+    parts = _CONCLUSION.split(text)
+    conclusion = parts[-1].lstrip(" \t\n,;:-\u2014\u2013")
+    if len(parts) == 1 or conclusion.rstrip().endswith("?"):
+        return None
+    if not _BARE_ANSWER.fullmatch(conclusion):
+        statement = _CONTAINER_STATEMENT.match(conclusion)
+        if statement is None:
+            return None
+        named = statement.group("container") or statement.group("place")
+        if container is not None and named is not None and named.lower() != container:
+            return None
+    items = _items_in(conclusion)
+    if len(items) == 1:
+        return ParsedAnswer(items[0])
+    if not items and _says_empty(conclusion):
+        return ParsedAnswer(NOTHING)
+    return None
+
+
+def _says_empty(text: str) -> bool:
+    """Whether a text says empty: an empty word not negated ("not empty" and "no longer
+    empty" say the opposite; "not anything" is itself an empty word)."""
+    return any(
+        re.match(r"not\s|n't", match.group(), _FLAGS)
+        or _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()])
+        is None
+        for match in _EMPTY.finditer(text)
+    )
 
 
 def _short_phrase(text: str) -> str | None:

@@ -210,13 +210,14 @@ class GameSession:
                 record.lie_to_self = self.game.lineup.lies_to(str(action.player), SELF)
                 self._perceive(reply_text(action, turn.reply))
         elif turn.phase == "reply":
-            replied = parse_reply(completion, self.response_format)
+            asked = turn.action.container if turn.action is not None else None
+            replied = parse_reply(completion, self.response_format, asked)
             record.raw_reply_to_ask, record.reply_to_ask = completion, replied.contents
             record.reply_to_ask_problem = replied.problem
             record.reply_to_ask_kind = _reply_kind(replied.contents, replied.refused, record)
             turn = turn.apply_reply(replied.contents)
         else:
-            answered = parse_answer(completion, self.response_format)
+            answered = parse_answer(completion, self.response_format, turn.scenario.question)
             record.raw_answer, record.answer_problem = completion, answered.problem
             record.slips += [answered.slip] if answered.slip else []
             turn = turn.apply_answer(answered.contents)

@@ -38,7 +38,7 @@ from tom_eval.game.prompts import SYSTEM_PROMPT
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.session import GameSession, HistoryMode, TurnRecord
-from tom_eval.game.trial import Trial, option_seed
+from tom_eval.game.trial import Trial, trial_seed
 from tom_eval.game.turn import Lineup
 from tom_eval.game.world import SELF
 
@@ -89,10 +89,10 @@ def play_turn(
     seed: int = 0,
     structured: bool = False,
 ) -> Solver:
-    """`seed` (the task's) and the epoch shuffle the options (`trial.option_seed`); with
-    `structured`, each reply is asked for as JSON of the trial's schema (Inspect's
-    `response_schema`, which providers such as OpenAI, Google, vLLM and llama.cpp
-    enforce)."""
+    """`seed` (the task's) and the epoch seed the options' order and the liars' items
+    (`trial.trial_seed`); with `structured`, each reply is asked for as JSON of the trial's
+    schema (Inspect's `response_schema`, which providers such as OpenAI, Google, vLLM and
+    llama.cpp enforce)."""
 
     async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
         trial = Trial.start(
@@ -101,7 +101,7 @@ def play_turn(
             lineup,
             rules,
             response_format,
-            option_seed(seed, state.sample_id, state.epoch),
+            trial_seed(seed, state.sample_id, state.epoch),
         )
         state.messages = [
             ChatMessageSystem(content=SYSTEM_PROMPT),

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from tom_eval.errors import InputError, refuse_device
 from tom_eval.game.epistemics import OTHER_LABELS, SELF_LABELS
-from tom_eval.json_fields import LARGEST, as_number, read_yaml
+from tom_eval.json_fields import LARGEST, as_number, read_yaml, yaml_text
 
 EXTRAS: tuple[str, ...] = ("0A", "0B", "1A", "1B")
 ANSWERERS: tuple[str, ...] = ("Self", "Teammate", "Opponent")
@@ -203,10 +203,10 @@ def list_text(value: object) -> str:
     """A comma-separated list as text, however it arrives: Inspect's `-T ids=7,8` hands over
     a list, or the text of one ("['7', '8']"). White space (line breaks too) is dropped."""
     if isinstance(value, list):
-        value = ",".join(str(item) for item in value)
+        value = ",".join(yaml_text(item) for item in value)
     if value is None:  # `-T extras=` with nothing after it
         return ""
-    return re.sub(r"[\[\]'\"\s]", "", str(value))
+    return re.sub(r"[\[\]'\"\s]", "", yaml_text(value))
 
 
 def _first_line(header: list[str] | None) -> str:

@@ -36,9 +36,10 @@ from tom_eval.game.turn import Lineup, Turn
 from tom_eval.game.world import SELF
 
 
-def option_seed(task_seed: int, sample_id: str | int, epoch: int) -> str:
-    """What shuffles the choice options: the task's seed, the sample and the epoch, so
-    epochs average out any preference for a position."""
+def trial_seed(task_seed: int, sample_id: str | int, epoch: int) -> str:
+    """What seeds a trial's random choices (the order of the choice options, the item a
+    liar names): the task's seed, the sample and the epoch, so epochs average out a
+    preference for a position and vary the lies A hears."""
     return f"{task_seed}:{sample_id}:{epoch}"
 
 
@@ -68,7 +69,7 @@ class Trial:
         response_format: ResponseFormat,
         seed: str,
     ) -> Trial:
-        """The trial of a sample's stored story; `seed` is `option_seed(...)`."""
+        """The trial of a sample's stored story; `seed` is `trial_seed(...)`."""
         scenario = read_story_fields(story, key)
         solution = shared_solution(scenario, rules, lineup.has_neutral)
         options = (
@@ -78,7 +79,7 @@ class Trial:
             if response_format == "choice"
             else []
         )
-        turn = Turn(solution, lineup, rules, seed=key)
+        turn = Turn(solution, lineup, rules, seed=seed)
         return cls(solution, lineup, rules, response_format, tuple(options), turn)
 
     @property
@@ -155,6 +156,6 @@ class Trial:
 
     def answer(self, raw: str) -> Trial:
         """A's reply to the question."""
-        parsed = parse_answer(raw, self.response_format)
+        parsed = parse_answer(raw, self.response_format, self.solution.scenario.question)
         turn = self.turn.apply_answer(parsed.contents)
         return replace(self, raw_answer=raw, parsed_answer=parsed, turn=turn)

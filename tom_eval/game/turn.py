@@ -32,6 +32,7 @@ from tom_eval.game.world import (
     Put,
     Scenario,
 )
+from tom_eval.json_fields import yaml_text
 
 _ROLE_TYPES = {
     SELF: ("live_player",),
@@ -86,7 +87,8 @@ def parse_lineup(text: str | list[str]) -> Lineup:
     if isinstance(text, list):
         text = ",".join(str(part) for part in text)
     if not isinstance(text, str):
-        raise InputError(f"lineup: expected changes such as D=honest_opponent, not {text!r}")
+        example = "D=honest_opponent"
+        raise InputError(f"lineup: expected changes such as {example}, not '{yaml_text(text)}'")
     types = dict(DEFAULT_LINEUP.types)
     if text.strip() not in ("", "default"):
         given: set[str] = set()

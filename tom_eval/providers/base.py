@@ -47,7 +47,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model import active_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tom_eval.json_fields import INT64_RANGE, finite_number, fits_int64
+from tom_eval.json_fields import INT64_RANGE, finite_number, fits_int64, yaml_text
 from tom_eval.refusal import refused
 
 DEFAULT_CONFIG = GenerateConfig()
@@ -149,10 +149,16 @@ def _read(provider: str, name: str, arg: Arg, value: Any) -> Any:
     try:
         read = arg.read(value)
     except ValueError as error:  # the reader's words for what it reads
-        raise refused(f"{provider}: -M {name} must be {error}, not {value!r}") from None
+        raise refused(f"{provider}: -M {name} must be {error}, not {_shown(value)}") from None
     if not arg.allowed(read):
-        raise refused(f"{provider}: -M {name} must be {arg.rule}, not {value!r}")
+        raise refused(f"{provider}: -M {name} must be {arg.rule}, not {_shown(value)}")
     return read
+
+
+def _shown(value: Any) -> str:
+    """A bad value as an error shows it: as Python writes it, but YAML's true and false
+    (`-M latency=yes`) as the command line spells them, not Python's True."""
+    return f"'{yaml_text(value)}'" if isinstance(value, bool) else repr(value)
 
 
 def encodable(text: str) -> str:

@@ -18,7 +18,7 @@ from tom_eval.errors import InputError
 from tom_eval.files import write_atomically
 from tom_eval.game.parsing import ResponseFormat
 from tom_eval.game.rules import Rules
-from tom_eval.game.trial import Trial, option_seed
+from tom_eval.game.trial import Trial, trial_seed
 from tom_eval.game.turn import Lineup, parse_lineup
 from tom_eval.json_fields import load_json
 from tom_eval.task_args import NOT_GIVEN
@@ -92,7 +92,7 @@ class StudyDesign:
             self.lineup,
             self.rules,
             self.response_format,
-            option_seed(int(self.task_args["seed"]), sample_id, EPOCH),
+            trial_seed(int(self.task_args["seed"]), sample_id, EPOCH),
         )
 
     def save(self, data_dir: Path) -> None:
