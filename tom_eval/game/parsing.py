@@ -926,8 +926,7 @@ def _says_empty(text: str) -> bool:
     empty" say the opposite; "not anything" is itself an empty word)."""
     return any(
         re.match(r"not\s|n't", match.group(), _FLAGS)
-        or _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()])
-        is None
+        or _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]) is None
         for match in _EMPTY.finditer(text)
     )
 
