@@ -23,6 +23,7 @@ from pathlib import Path
 
 from measure import inspect_eval, machine, markdown_table
 
+from tom_eval.errors import InputError
 from tom_eval.game.ladder import parse_levels
 
 MODELS = (
@@ -63,7 +64,10 @@ def main() -> None:
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--log-dir", type=Path)
     args = parser.parse_args()
-    levels = parse_levels(args.levels)  # sorted, as the task sorts them
+    try:
+        levels = parse_levels(args.levels)  # sorted, as the task sorts them
+    except InputError as error:
+        parser.exit(2, f"load_curves.py: {error}\n")
     task_args = ["-T", f"ladder={args.ladder}", "-T", f"levels={args.levels}"]
     task_args += ["-T", f"reps={args.reps}", "-T", f"ids={args.ids}"]
     rows = []

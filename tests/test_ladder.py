@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,7 +21,7 @@ from inspect_ai.model import get_model
 from matplotlib.figure import Figure
 from test_generation import ROWS, is_subsequence
 
-from conftest import inspect_eval
+from conftest import ROOT, inspect_eval
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.errors import InputError
@@ -27,6 +29,7 @@ from tom_eval.game import charts
 from tom_eval.game.generation import generate_group
 from tom_eval.game.ladder import DEFAULT_LEVELS, MAX_LEVEL, climb, climb_story, parse_levels
 from tom_eval.game.narration import narrate
+from tom_eval.game.report import _cut_note, _left_out_note
 from tom_eval.game.validation import generator_violations, ladder_violations
 from tom_eval.registry import report_sections
 from tom_eval.report.charts import save
@@ -127,11 +130,16 @@ def test_levels_read_as_text_numbers_or_lists() -> None:
         ({"ladder": "events", "mode": "game"}, "a ladder is played in trial mode: drop mode$"),
         ({"ladder": "events", "scenario_file": "x.jsonl"}, "is generated: drop scenario_file$"),
         ({"levels": "0,4"}, "levels is for a load ladder"),
+        # Refused before anything is climbed, as generation refuses too many scenarios.
+        (
+            {"ladder": "events", "reps": 100_000},
+            "1 base stories x 100,000 reps x 6 levels is 600,000 stories; at most 200,000",
+        ),
     ],
 )
 def test_ladder_parameters_are_refused_in_one_line(args: dict[str, Any], message: str) -> None:
     with pytest.raises(PrerequisiteError, match=message):
-        tom(ids="12", reps=1, **args)
+        tom(**{"ids": "12", "reps": 1, **args})
 
 
 def ladder_run(tmp_path: Path, model: Any, **task_args: Any) -> EvalLog:
@@ -226,12 +234,46 @@ def test_levels_that_lack_a_class_are_named_as_left_out(tmp_path: Path) -> None:
     report names it, rather than silently measuring a shorter ladder."""
     every_level = [f"{id}-events{level}-r1" for id in (7, 8, 12, 13) for level in (0, 2, 8)]
     text = played_rungs(tmp_path, [*every_level, "17-events0-r1", "17-events2-r1"])
-    assert "**Levels played but left out** in tom/oracle" in text and "(levels 8)" in text
+    assert "**Levels played but left out** in tom/oracle" in text
+    assert "(levels 8: `--limit` cut" in text
     # One story a class: its interval cannot show the uncertainty.
     assert "**Few base stories in a class** in tom/oracle" in text
     assert "(Ask Teammate: 2, Pass: 2, Tell Teammate: 1)" in text
     spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
     assert spans["left out"].astype(str).tolist() == ["8"]
+
+
+def test_levels_missing_stories_of_level_0_are_named(tmp_path: Path) -> None:
+    """`--limit` that cuts two stories' top rungs leaves every class at level 8, but not
+    level 0's stories: the report says the span compares different stories."""
+    played = [f"{id}-events{level}-r1" for id in (7, 8, 12, 13, 17) for level in (0, 2)]
+    text = played_rungs(tmp_path, [*played, "7-events8-r1", "12-events8-r1", "17-events8-r1"])
+    assert "**Levels missing stories of level 0** in tom/oracle" in text and "(levels 8)" in text
+    assert "left out" not in text
+    spans = pd.read_csv(tmp_path / "report" / "ladder_spans.csv")
+    assert spans["cut"].astype(str).tolist() == ["8"]
+
+
+def test_the_load_curves_benchmark_refuses_bad_levels_in_one_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "benchmarks/load_curves.py", "--levels", "0,65", "--models", "tom/oracle"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (2, "load_curves.py: levels go up to 64, not 65\n")
+
+
+def test_levels_left_out_name_their_cause() -> None:
+    """A level left out because its stories stopped climbing is not blamed on `--limit`."""
+    spans = pd.DataFrame(
+        {"run": ["stopped", "limited"], "left out": ["1,2", "8"], "cut": ["", "8"]}
+    )
+    text = "\n".join(_left_out_note(spans))
+    assert "stopped (levels 1,2: their stories stopped climbing below them)" in text
+    assert "limited (levels 8: `--limit` cut the base stories' rungs short" in text
+    assert _cut_note(spans) == []
 
 
 def test_a_run_without_level_0_says_so(tmp_path: Path) -> None:

@@ -961,6 +961,8 @@ def ladder_spans(results: Results) -> pd.DataFrame:
         found = span(ladder_trials(trials))
         shares = level_shares(ladder_trials(trials))
         played = sorted(set(trials["level"]))
+        stories = {level: set(group) for level, group in trials.groupby("level")["base_story"]}
+        climbed = stories.get(0.0, set()) - set(stopped_by_run[run])
         rows.append(
             {
                 "run": run,
@@ -975,6 +977,9 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 # Played, but lacking a trial of a class level 0 has (`--limit` cut a base
                 # story's rungs, or samples failed): no balanced accuracy comparable there.
                 "left out": ",".join(f"{level:g}" for level in played if level not in shares),
+                # Lacking a story of level 0 that did not stop below the top: not the stories
+                # level 0 holds, so the span compares other stories across levels.
+                "cut": ",".join(f"{level:g}" for level in played if climbed - stories[level]),
                 "stories": trials["base_story"].nunique(),
                 "classes": trials.loc[trials["level"] == 0, "expected_action"].nunique(),
                 # The task lists every story it climbed; count those this run played.

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from tom_eval.errors import InputError
 from tom_eval.game.generation import (
     INSERT_ATTEMPTS,
+    MAX_SCENARIOS,
     NoInsertion,
     accepted_solution,
     generate_group,
@@ -122,6 +123,14 @@ def climb(
         raise InputError(f"ladder must be one of {', '.join(LADDERS)}, not '{ladder}'")
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
+    bases = sum(row.extra == "0A" for row in rows)
+    count = bases * reps * len(levels)
+    if count > MAX_SCENARIOS:
+        raise InputError(
+            f"ladder={ladder}: {bases:,} base stories x {reps:,} reps x {len(levels)} levels is "
+            f"{count:,} stories; at most {MAX_SCENARIOS:,} are generated at once (they are "
+            "held in memory): ask for fewer reps, Ids or levels"
+        )
     jobs = [
         _ClimbJob(row, rep, seed, ladder, levels)
         for row in rows

@@ -168,6 +168,7 @@ def _ladder(results: analysis.Results, table: pd.DataFrame, out: Path) -> list[s
         "",
         *_stopped_note(spans),
         *_left_out_note(spans),
+        *_cut_note(spans),
         *_levels_note(results, list(spans["run"])),
         *_few_stories_note(results, list(spans["run"])),
         f"![Load curves]({chart.name})",
@@ -194,18 +195,42 @@ def _stopped_note(spans: pd.DataFrame) -> list[str]:
 
 
 def _left_out_note(spans: pd.DataFrame) -> list[str]:
-    """A warning under the ladder table for runs with levels played but left out."""
+    """A warning under the ladder table for runs with levels played but left out, each with
+    its cause: stories that stopped climbing, or rungs missing (`--limit`, failed samples)."""
     cut = spans[spans["left out"] != ""]
     if cut.empty:
         return []
     runs = "; ".join(
-        f"{run} (levels {levels})" for run, levels in cut[["run", "left out"]].to_numpy()
+        f"{run} (levels {levels}: "
+        + (
+            "`--limit` cut the base stories' rungs short, or samples failed)"
+            if set(levels.split(",")) & set(missing.split(","))
+            else "their stories stopped climbing below them)"
+        )
+        for run, levels, missing in cut[["run", "left out", "cut"]].to_numpy()
     )
     return [
         f"**Levels played but left out** in {runs}: an expected action of level 0 has no "
-        "trial there (`--limit` cut the base stories' rungs short, or samples failed), so "
-        "their balanced accuracy is not comparable with level 0's; the span and the curve "
-        "read the other levels. `-T sample=N` plays fewer stories at every level.",
+        "trial there, so their balanced accuracy is not comparable with level 0's; the span "
+        "and the curve read the other levels. `-T sample=N` plays fewer stories at every "
+        "level.",
+        "",
+    ]
+
+
+def _cut_note(spans: pd.DataFrame) -> list[str]:
+    """A warning under the ladder table for runs whose levels lack stories that level 0
+    holds and that did not stop (`--limit` cut their rungs, or samples failed), though
+    every class is there: those levels' shares are over other stories than level 0's."""
+    cut = spans[(spans["cut"] != "") & (spans["left out"] == "")]
+    if cut.empty:
+        return []
+    runs = "; ".join(f"{run} (levels {levels})" for run, levels in cut[["run", "cut"]].to_numpy())
+    return [
+        f"**Levels missing stories of level 0** in {runs}: `--limit` cut some base stories' "
+        "rungs short, or samples failed, so those levels are measured on fewer stories than "
+        "level 0 and the span compares different stories. `-T sample=N` plays fewer stories "
+        "at every level.",
         "",
     ]
 
