@@ -443,7 +443,21 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
     ("apple\n\nI'm not entirely sure, so it could also be empty.", "apple"),
     ("The ball was moved out, so the box might be empty or hold the apple.", None),
     ("Ball\n\n(Anne moved the apple out, so the apple is in the basket.)", None),
+    # A conclusion about another container's line or sentence, an answer to an aside or to
+    # a question, or narration that goes on after it decides nothing either.
+    ("Answer: apple\nReasoning: Anne cleared out the bag, so it is empty now.", "apple"),
+    ("- Box: the apple\n- Bag: Bob took everything out, so empty", "apple"),
+    ("The apple. Anything else in the box? No, nothing.", "apple"),
+    ("Apple\n(Bob took nothing out, so nothing.)", "apple"),
+    (
+        "The box had the apple. Anne moved it, so the box is empty. Later Carl moved it back.",
+        "apple",
+    ),
+    # A statement is read to the end of its clause.
+    ("Anne moved the apple to the basket, so the box is empty and the basket has it.", NOTHING),
+    ("The apple is in the box. Wait, no. Nothing.", NOTHING),
     # Negated empty words say the opposite.
+    ("I'm not sure but empty.", NOTHING),
     ("It's not nothing.", None),
     ("The box isn't empty anymore.", None),
     ("Anne put something in, so the box is no longer empty.", None),

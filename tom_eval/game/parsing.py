@@ -53,9 +53,13 @@ Answers (`parse_answer`)
   an answer alone ("so orange", "Actually, the banana") or states what the container asked
   about holds ("so the box is empty", "so it holds the apple", "so the apple is still in the
   box"), naming one item or saying empty: "The apple was moved to the basket, so the box is
-  empty" answers `nothing`. A conclusion about something else ("so nothing has changed", "so
-  the basket is empty" when the box was asked about) or a hedged one ("so it might be
-  empty") decides nothing, and the whole text is read, as follows.
+  empty" answers `nothing`; a statement is read to the end of its clause ("..., so the box is
+  empty and the basket has the apple" is nothing). A conclusion about something else ("so
+  nothing has changed", "so the basket is empty" when the box was asked about, "so it is
+  empty" in a sentence about the basket), a hedged one ("so it might be empty"), one in an
+  aside (in parentheses), one answering a question that offers no item ("Anything else? No,
+  nothing") or one that narration follows decides nothing, and the whole text is read, as
+  follows.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word or a negation (`not empty: an apple`; `no apple` is also apple, as answers
   are asked to be short). Several items are ambiguous. No item but an empty word answers
@@ -295,7 +299,14 @@ _CONTAINER_STATEMENT = re.compile(
 )
 """A conclusion that states what a container holds ("so the box is empty", "so it holds
 the apple", "so the apple is still in the box"), not what it might hold."""
-_NOT_EMPTY = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:\w+\s+){0,2}$", _FLAGS)
+_STATEMENT_END = re.compile(
+    r"[,;]|\s(?:and|but|since|unless|until|while|whereas|because|although|though)\b", _FLAGS
+)
+_MORE_AFTER = re.compile(r"[.!]\s+\S|\n\s*\S")
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+|\n")
+_YES_OR_NO_END = re.compile(r"(?:\b(?:no|nope|yes|yeah|yep)\b|[\s,.!\-\u2014\u2013])*$", _FLAGS)
+_CONTAINER = re.compile(rf"\b{_CONTAINER_WORDS}\b", _FLAGS)
+_NOT_EMPTY = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:(?!but\b)\w+\s+){0,2}$", _FLAGS)
 """What negates an empty word before it ("not empty", "isn't really empty")."""
 _NON_WORD = re.compile(r"[^a-z0-9'\s]+")
 _LEAD_IN = re.compile(
@@ -902,23 +913,52 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     is empty" is nothing, not apple). None otherwise, and the whole text is read: a
     conclusion about something else ("so nothing has changed", "so the basket is empty")
     or a hedged one ("so it might be empty") is no answer."""
-    parts = _CONCLUSION.split(text)
-    conclusion = parts[-1].lstrip(" \t\n,;:-\u2014\u2013")
-    if len(parts) == 1 or conclusion.rstrip().endswith("?"):
+    markers = list(_CONCLUSION.finditer(text))
+    if not markers:
         return None
+    marker = markers[-1]
+    before = text[: marker.start()]
+    conclusion = text[marker.end() :].strip().lstrip(".,;:-\u2014\u2013 ")
+    if (
+        not conclusion
+        or conclusion.endswith("?")
+        or _MORE_AFTER.search(conclusion)  # narration goes on after it
+        or before.count("(") > before.count(")")  # an aside
+        or _answers_a_question(before)
+    ):
+        return None
+    named = None
     if not _BARE_ANSWER.fullmatch(conclusion):
         statement = _CONTAINER_STATEMENT.match(conclusion)
         if statement is None:
             return None
         named = statement.group("container") or statement.group("place")
-        if container is not None and named is not None and named.lower() != container:
-            return None
+        # The statement's own clause: "so the box is empty, and the basket has the apple".
+        conclusion = _STATEMENT_END.split(conclusion)[0]
+    if container is not None and named is None:
+        # "so it is empty" and "so nothing" speak of what their sentence speaks of.
+        named = next(iter(_containers_in(_SENTENCE_BREAK.split(before)[-1])), None)
+    if container is not None and named is not None and named.lower() != container:
+        return None
     items = _items_in(conclusion)
     if len(items) == 1:
         return ParsedAnswer(items[0])
     if not items and _says_empty(conclusion):
         return ParsedAnswer(NOTHING)
     return None
+
+
+def _answers_a_question(before: str) -> bool:
+    """Whether a conclusion answers a question just asked that offers no item ("Anything
+    else in the box? No, nothing."), not the question ("Apple? No, banana.")."""
+    asked = _YES_OR_NO_END.sub("", before)
+    if not asked.endswith("?"):
+        return False
+    return not _items_in(_SENTENCE_BREAK.split(asked[:-1])[-1])
+
+
+def _containers_in(text: str) -> list[str]:
+    return _distinct(match.group().lower() for match in _CONTAINER.finditer(text))
 
 
 def _says_empty(text: str) -> bool:
