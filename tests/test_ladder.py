@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
+from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 from test_generation import ROWS, is_subsequence
 
@@ -395,3 +396,15 @@ def test_the_curves_mark_the_chance_of_the_runs_classes(
     charts.load_curves({"run": shares}, tmp_path / "curves.png", "title", {1, 2})
     # One expected action has no chance to fall to: no line at 1.
     assert legends == [["chance (1/2, 2 expected actions)", "run"]]
+
+
+def test_long_run_labels_keep_the_load_curves_as_wide_as_short_ones(tmp_path: Path) -> None:
+    """Two columns of long labels (a run's settings) would widen the saved image and shrink
+    the plot beside the legend; they take one column."""
+    shares = {0.0: (0.9, 0.8, 1.0, 10), 4.0: (0.6, 0.5, 0.7, 10)}
+    widths = []
+    for label in ("run {}", "tom/bounded [memory={}] (choice, ids=7-24, reps=1, levels=0,2,8)"):
+        curves = {label.format(memory): shares for memory in (2, 4, 8)}
+        path = charts.load_curves(curves, tmp_path / "curves.png", "title", {3})
+        widths.append(plt.imread(path).shape[1])
+    assert widths[0] == widths[1]

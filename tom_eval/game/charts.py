@@ -201,6 +201,10 @@ def thinking_pairs(pairs: pd.DataFrame, table: pd.DataFrame, path: Path) -> Path
     return save(figure, path)
 
 
+LONG_LABEL = 50
+"""Characters of a run label above which the load curves' legend takes one column."""
+
+
 def load_curves(
     curves: dict[str, dict[float, tuple[float, float, float, int]]],
     path: Path,
@@ -238,5 +242,8 @@ def load_curves(
     axes.set_xlabel("load level (extra events or ECTs beyond the base story)")
     axes.set_ylabel("balanced accuracy")
     axes.set_ylim(0, 1.02)
-    axes.legend(loc="upper left", bbox_to_anchor=(0, -0.15), fontsize=8, ncols=2)
+    # Two columns of long run labels would be wider than the plot, which the saved image
+    # would then shrink beside them.
+    columns = 1 if max((len(run) for run in curves), default=0) > LONG_LABEL else 2
+    axes.legend(loc="upper left", bbox_to_anchor=(0, -0.15), fontsize=8, ncols=columns)
     return save(figure, path)
