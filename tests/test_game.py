@@ -73,6 +73,14 @@ def test_a_trials_lie_varies_with_the_epoch_and_repeats_with_it() -> None:
     assert lie(0, 3) == lie(0, 3)
 
 
+def test_a_trials_answer_is_read_about_the_question_container() -> None:
+    """ "So the box is empty" concludes nothing about the bag A was asked about."""
+    story = story_line(Scenario(frozenset("ABCD"), STORY, "bag", "A"))
+    trial = Trial.start(story, "test-1", DEFAULT_LINEUP, Rules(), "action", "seed").act("Pass")
+    answered = trial.answer("The apple is in the bag, so the box is empty.")
+    assert answered.parsed_answer is not None and answered.parsed_answer.contents == "apple"
+
+
 def test_an_honest_opponent_answers_blue_truthfully() -> None:
     assert turn().apply_action(Action("ask", "C", "bag")).reply == "apple"
     assert turn().apply_action(Action("ask", "C", "box")).reply == "ball"

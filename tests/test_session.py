@@ -173,6 +173,9 @@ def test_an_unreadable_action_is_recorded_and_played_as_pass() -> None:
         ("I'd rather not say.", "refused", None),
         ("I'm not going to tell you.", "refused", None),
         ("I don't know", "unreadable", None),
+        # A reasoned reply is read at its conclusion about the basket D asked about.
+        ("The apple went into the bag, so the basket holds the ball.", "truthful", "ball"),
+        ("The ball is in the basket, so the bag is empty.", "truthful", "ball"),
     ],
 )
 def test_a_s_reply_to_an_ask_is_classified(reply: str, kind: str, contents: str | None) -> None:
