@@ -74,7 +74,7 @@ def test_a_trials_lie_varies_with_the_epoch_and_repeats_with_it() -> None:
 
 
 def test_a_trials_answer_is_read_about_the_question_container() -> None:
-    """ "So the box is empty" concludes nothing about the bag A was asked about."""
+    """A conclusion about the box ("so the box is empty") says nothing of the bag asked."""
     story = story_line(Scenario(frozenset("ABCD"), STORY, "bag", "A"))
     trial = Trial.start(story, "test-1", DEFAULT_LINEUP, Rules(), "action", "seed").act("Pass")
     answered = trial.answer("The apple is in the bag, so the box is empty.")
