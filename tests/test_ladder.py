@@ -26,7 +26,7 @@ from conftest import ROOT, inspect_eval
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.errors import InputError
-from tom_eval.game import charts
+from tom_eval.game import analysis, charts
 from tom_eval.game.generation import generate_group
 from tom_eval.game.ladder import DEFAULT_LEVELS, MAX_LEVEL, climb, climb_story, parse_levels
 from tom_eval.game.narration import narrate
@@ -134,7 +134,7 @@ def test_levels_read_as_text_numbers_or_lists() -> None:
         # Refused before anything is climbed, as generation refuses too many scenarios.
         (
             {"ladder": "events", "reps": 100_000},
-            "1 base stories x 100,000 reps x 6 levels is 600,000 stories; at most 200,000",
+            "1 Ids x 100,000 reps x 6 levels is 600,000 rungs; at most 200,000",
         ),
     ],
 )
@@ -266,15 +266,31 @@ def test_the_load_curves_benchmark_refuses_bad_levels_in_one_line() -> None:
     assert (done.returncode, done.stderr) == (2, "load_curves.py: levels go up to 64, not 65\n")
 
 
+def test_a_story_that_stopped_is_expected_up_to_the_level_it_reached() -> None:
+    """A stopped story missing below the level it reached was cut, not stopped."""
+    base, reached = {"7-r1", "8-r1", "12-r1"}, {"8-r1": 2.0}
+    assert analysis._climbed_to(2.0, base, reached) == base
+    assert analysis._climbed_to(4.0, base, reached) == {"7-r1", "12-r1"}
+
+
 def test_levels_left_out_name_their_cause() -> None:
     """A level left out because its stories stopped climbing is not blamed on `--limit`."""
     spans = pd.DataFrame(
-        {"run": ["stopped", "limited"], "left out": ["1,2", "8"], "cut": ["", "8"]}
+        {
+            "run": ["stopped", "limited", "both"],
+            "left out": ["1,2", "8", "2,8"],
+            "cut": ["", "8", "4,8"],
+        }
     )
     text = "\n".join(_left_out_note(spans))
     assert "stopped (levels 1,2: their stories stopped climbing below them)" in text
     assert "limited (levels 8: `--limit` cut the base stories' rungs short" in text
-    assert _cut_note(spans) == []
+    assert (
+        "both (levels 8: `--limit` cut the base stories' rungs short, or samples failed; "
+        "levels 2: their stories stopped climbing below them)"
+    ) in text
+    # A level cut but not left out is named by the other note, run by run.
+    assert "both (levels 4)" in "\n".join(_cut_note(spans))
 
 
 def test_a_run_without_level_0_says_so(tmp_path: Path) -> None:

@@ -456,8 +456,15 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
     # A statement is read to the end of its clause.
     ("Anne moved the apple to the basket, so the box is empty and the basket has it.", NOTHING),
     ("The apple is in the box. Wait, no. Nothing.", NOTHING),
+    # An answer alone concludes whatever containers the reasoning before it names, unless
+    # its line is another container's.
+    ("The ball went to the basket, therefore the apple.", "apple"),
+    ("The apple was moved to the basket, so nothing.", NOTHING),
+    # A statement of what is not there names no answer.
+    ("The box holds the apple, so it is not the ball.", None),
     # Negated empty words say the opposite.
     ("I'm not sure but empty.", NOTHING),
+    ("The box isn\u2019t empty.", None),
     ("It's not nothing.", None),
     ("The box isn't empty anymore.", None),
     ("Anne put something in, so the box is no longer empty.", None),
@@ -477,7 +484,8 @@ REASONS = (
     "Nobody touched the {other} in the {container}",
 )
 CONCLUSIONS = {
-    "so it holds the {item}.": "{item}",
+    "so the {container} holds the {item}.": "{item}",
+    "so the {item} is still in the {container}.": "{item}",
     "therefore the {item}.": "{item}",
     "so the {container} is empty.": NOTHING,
     "thus nothing.": NOTHING,
@@ -497,12 +505,14 @@ CONCLUSIONS = {
 def test_a_reasoned_answer_is_read_at_its_conclusion(
     reasons: list[tuple[str, str, str]], conclusion: str, item: str, container: str
 ) -> None:
-    """Whatever items the reasoning names, the answer is what the conclusion says."""
+    """Whatever items and containers the reasoning names, the answer is what the conclusion
+    says of the container asked about."""
     reasoning = ". ".join(
         reason.format(other=other, container=place) for reason, other, place in reasons
     )
     reply = f"{reasoning}, {conclusion.format(item=item, container=container)}"
     expected = CONCLUSIONS[conclusion].format(item=item)
+    assert parse_answer(reply, "action", container) == ParsedAnswer(expected)
     assert parse_answer(reply, "action") == ParsedAnswer(expected)
 
 

@@ -249,7 +249,9 @@ def _trial_runs(
     samples = _samples(list(evals["log"]), evals, warnings, quiet)
     metadata = evals.get("metadata", pd.Series(None, index=evals.index))
     # A ladder's base stories that could not be climbed to its top level (docs/ladder.md).
-    evals["ladder_stopped"] = [_ladder_stopped(json_object(entry)) for entry in metadata]
+    evals["ladder_stopped"] = pd.Series(
+        [_ladder_stopped(json_object(entry)) for entry in metadata], index=evals.index
+    )
     unscored = samples["valid"].isna()
     for run, count in samples.loc[unscored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
@@ -266,7 +268,10 @@ def _trial_runs(
             scenario_set=("scenario_set", "first"),
             setting=("game", "first"),
             logs=("log", "count"),
-            ladder_stopped=("ladder_stopped", lambda stories: set().union(*stories)),
+            ladder_stopped=(
+                "ladder_stopped",
+                lambda logs: {k: v for d in logs for k, v in d.items()},
+            ),
         )
         .reset_index()
     )
@@ -274,10 +279,13 @@ def _trial_runs(
     return runs, samples
 
 
-def _ladder_stopped(metadata: dict[str, Any]) -> list[str]:
-    """The base stories a ladder run's task could not climb to its top (none elsewhere)."""
+def _ladder_stopped(metadata: dict[str, Any]) -> dict[str, float]:
+    """The base stories a ladder run's task could not climb to its top, each with the
+    highest level it reached (none elsewhere)."""
     stopped = metadata.get("ladder_stopped")
-    return sorted(stopped) if isinstance(stopped, dict) else []
+    if not isinstance(stopped, dict):
+        return {}
+    return {str(story): float(level) for story, level in stopped.items()}
 
 
 def _games(
@@ -742,8 +750,8 @@ def story_features(story: dict[str, Any]) -> dict[str, bool]:
         if event["actor"] == SELF and event["type"] in ("leave", "enter"):
             present = event["type"] == "enter"
     return {
-        # A left at some point and was out of the room at every put (moves aside, as the
-        # reference's feature of this name).
+        # A left at some point and was out of the room at every put; moves do not count,
+        # as in the reference's feature of this name.
         "self never saw a put": bool(self_leaves) and not saw_put,
         "teammate put or moved": any(
             event["type"] in ("put", "move") and event["actor"] == TEAMMATE for event in events
@@ -962,7 +970,7 @@ def ladder_spans(results: Results) -> pd.DataFrame:
         shares = level_shares(ladder_trials(trials))
         played = sorted(set(trials["level"]))
         stories = {level: set(group) for level, group in trials.groupby("level")["base_story"]}
-        climbed = stories.get(0.0, set()) - set(stopped_by_run[run])
+        reached = stopped_by_run[run]
         rows.append(
             {
                 "run": run,
@@ -974,20 +982,31 @@ def ladder_spans(results: Results) -> pd.DataFrame:
                 # NaN without level-0 trials (`--sample-id` of upper rungs only).
                 "level 0": shares[0.0][0] if 0.0 in shares else math.nan,
                 "top level": shares[max(shares)][0],
-                # Played, but lacking a trial of a class level 0 has (`--limit` cut a base
-                # story's rungs, or samples failed): no balanced accuracy comparable there.
+                # Played, but lacking a trial of a class level 0 has (its stories stopped
+                # below it, `--limit` cut their rungs, or samples failed): no balanced
+                # accuracy comparable there.
                 "left out": ",".join(f"{level:g}" for level in played if level not in shares),
-                # Lacking a story of level 0 that did not stop below the top: not the stories
-                # level 0 holds, so the span compares other stories across levels.
-                "cut": ",".join(f"{level:g}" for level in played if climbed - stories[level]),
+                # Lacking a story of level 0 that climbed to it (`--limit`, failed samples):
+                # its share is over other stories than level 0's.
+                "cut": ",".join(
+                    f"{level:g}"
+                    for level in played
+                    if _climbed_to(level, stories.get(0.0, set()), reached) - stories[level]
+                ),
                 "stories": trials["base_story"].nunique(),
                 "classes": trials.loc[trials["level"] == 0, "expected_action"].nunique(),
                 # The task lists every story it climbed; count those this run played.
-                "stopped": len(stopped_by_run[run] & set(trials["base_story"])),
+                "stopped": len(reached.keys() & set(trials["base_story"])),
                 "trials": len(trials),
             }
         )
     return in_run_order(pd.DataFrame(rows))
+
+
+def _climbed_to(level: float, base: set[str], reached: dict[str, float]) -> set[str]:
+    """The base stories (of `base`) climbed as high as `level`: all but those that stopped
+    below it (`reached`: the highest level of each story that stopped)."""
+    return {story for story in base if reached.get(story, math.inf) >= level}
 
 
 def ladder_curves(results: Results) -> dict[str, dict[float, tuple[float, float, float, int]]]:

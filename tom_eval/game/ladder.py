@@ -123,12 +123,12 @@ def climb(
         raise InputError(f"ladder must be one of {', '.join(LADDERS)}, not '{ladder}'")
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
-    bases = sum(row.extra == "0A" for row in rows)
-    count = bases * reps * len(levels)
+    ids = sum(row.extra == "0A" for row in rows)
+    count = ids * reps * len(levels)
     if count > MAX_SCENARIOS:
         raise InputError(
-            f"ladder={ladder}: {bases:,} base stories x {reps:,} reps x {len(levels)} levels is "
-            f"{count:,} stories; at most {MAX_SCENARIOS:,} are generated at once (they are "
+            f"ladder={ladder}: {ids:,} Ids x {reps:,} reps x {len(levels)} levels is "
+            f"{count:,} rungs; at most {MAX_SCENARIOS:,} are generated at once (they are "
             "held in memory): ask for fewer reps, Ids or levels"
         )
     jobs = [

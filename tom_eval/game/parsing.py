@@ -19,7 +19,7 @@ Actions (`parse_action`)
   "bag"}`, `{"letter": "D"}`), as structured output does.
 * Tell contents are lowercased with articles dropped; a phrase naming exactly one known item
   (`red ball`) is that item, an empty word (nothing, empty, none) `nothing`, anything else is
-  kept as a strange but legal Tell (`unicorn`).
+  kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
 * The action is the one the reply finally commits to, read in this order:
   1. a closing statement: the last `Action: X`, `Final answer: X`, `My move is X` line or
      sentence that names an action;
@@ -49,7 +49,8 @@ Answers (`parse_answer`)
   `contents` (or `answer`) field.
 * A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
-  `thus`, `hence`, `which means` or revision (`Actually, ...`, `No, ...`), when that part is
+  `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
+  `Correction`, `Scratch that`, `On second thought`), when that part is
   an answer alone ("so orange", "Actually, the banana") or states what the container asked
   about holds ("so the box is empty", "so it holds the apple", "so the apple is still in the
   box"), naming one item or saying empty: "The apple was moved to the basket, so the box is
@@ -306,6 +307,13 @@ _MORE_AFTER = re.compile(r"[.!]\s+\S|\n\s*\S")
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+|\n")
 _YES_OR_NO_END = re.compile(r"(?:\b(?:no|nope|yes|yeah|yep)\b|[\s,.!\-\u2014\u2013])*$", _FLAGS)
 _CONTAINER = re.compile(rf"\b{_CONTAINER_WORDS}\b", _FLAGS)
+_CONTAINER_LABEL = re.compile(
+    rf"[\W\d]*(?:the\s+)?({_CONTAINER_WORDS})\s*[:\-\u2013\u2014]", _FLAGS
+)
+"""A line about one container ("- Bag: ...", "3. Basket: ...")."""
+_IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
+_NEGATION = re.compile(r"\b(?:not|never|no\s+longer)\b|n't", _FLAGS)
+_QUESTION_WINDOW = 200
 _NOT_EMPTY = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:(?!but\b)\w+\s+){0,2}$", _FLAGS)
 """What negates an empty word before it ("not empty", "isn't really empty")."""
 _NON_WORD = re.compile(r"[^a-z0-9'\s]+")
@@ -884,6 +892,7 @@ def _as_option(action: Action, options: Sequence[Action]) -> ParsedAction:
 
 
 def _answer_in(text: str, container: str | None) -> ParsedAnswer:
+    text = text.replace("\u2019", "'")  # a typographic apostrophe reads as a plain one
     concluded = _concluded(text, container)
     if concluded is not None:
         return concluded
@@ -927,17 +936,22 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         or _answers_a_question(before)
     ):
         return None
+    bare = _BARE_ANSWER.fullmatch(conclusion) is not None
     named = None
-    if not _BARE_ANSWER.fullmatch(conclusion):
+    if not bare:
         statement = _CONTAINER_STATEMENT.match(conclusion)
         if statement is None:
             return None
         named = statement.group("container") or statement.group("place")
         # The statement's own clause: "so the box is empty, and the basket has the apple".
         conclusion = _STATEMENT_END.split(conclusion)[0]
+        if _NEGATION.search(conclusion):  # "so it is not the ball" names what is not there
+            return None
     if container is not None and named is None:
-        # "so it is empty" and "so nothing" speak of what their sentence speaks of.
-        named = next(iter(_containers_in(_SENTENCE_BREAK.split(before)[-1])), None)
+        # "so it's empty" speaks of a container, as "so it holds the apple" does; "so it's
+        # the apple" is an answer alone.
+        says_it_is_empty = _IT_IS.match(conclusion) is not None and not _items_in(conclusion)
+        named = _spoken_of(before, bare and not says_it_is_empty)
     if container is not None and named is not None and named.lower() != container:
         return None
     items = _items_in(conclusion)
@@ -948,10 +962,23 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     return None
 
 
+def _spoken_of(before: str, bare: bool) -> str | None:
+    """The container a conclusion without one speaks of: for "so it is empty" or "so it
+    holds the apple", the first its sentence names ("Anne cleared out the bag, so it is
+    empty"); for an answer alone, the one its line is labelled with ("- Bag: Bob took
+    everything, so empty"), since reasoning before an answer names other containers ("The
+    ball went to the basket, therefore the apple")."""
+    if bare:
+        label = _CONTAINER_LABEL.match(before.rsplit("\n", 1)[-1])
+        return label.group(1) if label else None
+    return next(iter(_containers_in(_SENTENCE_BREAK.split(before)[-1])), None)
+
+
 def _answers_a_question(before: str) -> bool:
     """Whether a conclusion answers a question just asked that offers no item ("Anything
     else in the box? No, nothing."), not the question ("Apple? No, banana.")."""
-    asked = _YES_OR_NO_END.sub("", before)
+    # The end alone: stripping a long run of punctuation from every start is quadratic.
+    asked = _YES_OR_NO_END.sub("", before[-_QUESTION_WINDOW:])
     if not asked.endswith("?"):
         return False
     return not _items_in(_SENTENCE_BREAK.split(asked[:-1])[-1])

@@ -195,19 +195,15 @@ def _stopped_note(spans: pd.DataFrame) -> list[str]:
 
 
 def _left_out_note(spans: pd.DataFrame) -> list[str]:
-    """A warning under the ladder table for runs with levels played but left out, each with
-    its cause: stories that stopped climbing, or rungs missing (`--limit`, failed samples)."""
-    cut = spans[spans["left out"] != ""]
-    if cut.empty:
+    """A warning under the ladder table for runs with levels played but left out, each level
+    with its cause: stories that stopped climbing below it, or rungs missing (`--limit`,
+    failed samples)."""
+    left_out_runs = spans[spans["left out"] != ""]
+    if left_out_runs.empty:
         return []
     runs = "; ".join(
-        f"{run} (levels {levels}: "
-        + (
-            "`--limit` cut the base stories' rungs short, or samples failed)"
-            if set(levels.split(",")) & set(missing.split(","))
-            else "their stories stopped climbing below them)"
-        )
-        for run, levels, missing in cut[["run", "left out", "cut"]].to_numpy()
+        f"{run} ({_left_out_causes(_levels(left_out), _levels(cut))})"
+        for run, left_out, cut in left_out_runs[["run", "left out", "cut"]].to_numpy()
     )
     return [
         f"**Levels played but left out** in {runs}: an expected action of level 0 has no "
@@ -218,14 +214,32 @@ def _left_out_note(spans: pd.DataFrame) -> list[str]:
     ]
 
 
+def _left_out_causes(left_out: list[str], cut: list[str]) -> str:
+    """Left-out levels grouped by cause: a level that lacks a story climbed to it was cut."""
+    causes = {
+        "`--limit` cut the base stories' rungs short, or samples failed": [
+            level for level in left_out if level in cut
+        ],
+        "their stories stopped climbing below them": [
+            level for level in left_out if level not in cut
+        ],
+    }
+    return "; ".join(
+        f"levels {','.join(levels)}: {cause}" for cause, levels in causes.items() if levels
+    )
+
+
 def _cut_note(spans: pd.DataFrame) -> list[str]:
-    """A warning under the ladder table for runs whose levels lack stories that level 0
-    holds and that did not stop (`--limit` cut their rungs, or samples failed), though
-    every class is there: those levels' shares are over other stories than level 0's."""
-    cut = spans[(spans["cut"] != "") & (spans["left out"] == "")]
-    if cut.empty:
+    """A warning under the ladder table for levels that keep every expected action but lack
+    stories of level 0 that climbed to them (`--limit` cut their rungs, or samples failed):
+    those levels' shares are over other stories than level 0's."""
+    runs = "; ".join(
+        f"{run} (levels {','.join(only_cut)})"
+        for run, left_out, cut in spans[["run", "left out", "cut"]].to_numpy()
+        if (only_cut := [level for level in _levels(cut) if level not in _levels(left_out)])
+    )
+    if not runs:
         return []
-    runs = "; ".join(f"{run} (levels {levels})" for run, levels in cut[["run", "cut"]].to_numpy())
     return [
         f"**Levels missing stories of level 0** in {runs}: `--limit` cut some base stories' "
         "rungs short, or samples failed, so those levels are measured on fewer stories than "
@@ -233,6 +247,11 @@ def _cut_note(spans: pd.DataFrame) -> list[str]:
         "at every level.",
         "",
     ]
+
+
+def _levels(listed: str) -> list[str]:
+    """The levels of a `left out` or `cut` entry ("2,8"); none in an empty one."""
+    return [level for level in listed.split(",") if level]
 
 
 def _levels_note(results: analysis.Results, order: list[str]) -> list[str]:

@@ -87,8 +87,9 @@ def parse_lineup(text: str | list[str]) -> Lineup:
     if isinstance(text, list):
         text = ",".join(str(part) for part in text)
     if not isinstance(text, str):
-        example = "D=honest_opponent"
-        raise InputError(f"lineup: expected changes such as {example}, not '{yaml_text(text)}'")
+        raise InputError(
+            f"lineup: expected changes such as D=honest_opponent, not '{yaml_text(text)}'"
+        )
     types = dict(DEFAULT_LINEUP.types)
     if text.strip() not in ("", "default"):
         given: set[str] = set()
