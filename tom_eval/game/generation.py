@@ -73,6 +73,16 @@ MAX_SCENARIOS = 200_000
 each, so 2 GB), to be written in the file's order (by Id, Extra, then rep)."""
 
 
+def refuse_too_many(count: int, counted: str, unit: str, fewer: str) -> None:
+    """Refuses, before anything is made, more than MAX_SCENARIOS stories (`counted`, e.g.
+    "156 spec rows x reps 1 to 10", making `count` of `unit`)."""
+    if count > MAX_SCENARIOS:
+        raise InputError(
+            f"{counted} is {count:,} {unit}; at most {MAX_SCENARIOS:,} are generated at once "
+            f"(they are held in memory, about 10 kB each): ask for fewer {fewer}"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Generated:
     """One generated scenario and where it came from."""
@@ -100,12 +110,12 @@ def generate(
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
     count = len(rows) * (reps - first_rep + 1)
-    if count > MAX_SCENARIOS:
-        raise InputError(
-            f"{len(rows)} spec rows x reps {first_rep:,} to {reps:,} is {count:,} scenarios; "
-            f"at most {MAX_SCENARIOS:,} are generated at once (they are held in memory, about "
-            "10 kB each): ask for fewer reps or rows"
-        )
+    refuse_too_many(
+        count,
+        f"{len(rows)} spec rows x reps {first_rep:,} to {reps:,}",
+        "scenarios",
+        "reps or rows",
+    )
     by_id: dict[int, list[SpecRow]] = {}
     for row in rows:
         by_id.setdefault(row.id, []).append(row)

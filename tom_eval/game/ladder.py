@@ -26,12 +26,12 @@ from dataclasses import dataclass, replace
 from tom_eval.errors import InputError
 from tom_eval.game.generation import (
     INSERT_ATTEMPTS,
-    MAX_SCENARIOS,
     NoInsertion,
     accepted_solution,
     generate_group,
     in_processes,
     insert_events,
+    refuse_too_many,
     same_answer,
     with_chunk,
 )
@@ -124,13 +124,12 @@ def climb(
     if reps < 1:
         raise InputError(f"reps must be at least 1, got {reps}")
     ids = sum(row.extra == "0A" for row in rows)
-    count = ids * reps * len(levels)
-    if count > MAX_SCENARIOS:
-        raise InputError(
-            f"ladder={ladder}: {ids:,} Ids x {reps:,} reps x {len(levels)} levels is "
-            f"{count:,} rungs; at most {MAX_SCENARIOS:,} are generated at once (they are "
-            "held in memory): ask for fewer reps, Ids or levels"
-        )
+    refuse_too_many(
+        ids * reps * len(levels),
+        f"ladder={ladder}: {ids:,} Ids x {reps:,} reps x {len(levels)} levels",
+        "rungs",
+        "reps, Ids or levels",
+    )
     jobs = [
         _ClimbJob(row, rep, seed, ladder, levels)
         for row in rows

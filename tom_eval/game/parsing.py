@@ -312,9 +312,10 @@ _CONTAINER_LABEL = re.compile(
 )
 """A line about one container ("- Bag: ...", "3. Basket: ...")."""
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
-_NEGATION = re.compile(r"\b(?:not|never|no\s+longer)\b|n't", _FLAGS)
+_NEGATING = r"(?:\b(?:not|never|no\s+longer)\b|n't)"
+_NEGATION = re.compile(_NEGATING, _FLAGS)
 _QUESTION_WINDOW = 200
-_NOT_EMPTY = re.compile(r"(?:\b(?:not|never|no\s+longer)|n't)\s+(?:(?!but\b)\w+\s+){0,2}$", _FLAGS)
+_NOT_EMPTY = re.compile(rf"{_NEGATING}\s+(?:(?!but\b)\w+\s+){{0,2}}$", _FLAGS)
 """What negates an empty word before it ("not empty", "isn't really empty")."""
 _NON_WORD = re.compile(r"[^a-z0-9'\s]+")
 _LEAD_IN = re.compile(
@@ -971,7 +972,8 @@ def _spoken_of(before: str, bare: bool) -> str | None:
     if bare:
         label = _CONTAINER_LABEL.match(before.rsplit("\n", 1)[-1])
         return label.group(1) if label else None
-    return next(iter(_containers_in(_SENTENCE_BREAK.split(before)[-1])), None)
+    first = _CONTAINER.search(_SENTENCE_BREAK.split(before)[-1])
+    return first.group() if first else None
 
 
 def _answers_a_question(before: str) -> bool:
@@ -982,10 +984,6 @@ def _answers_a_question(before: str) -> bool:
     if not asked.endswith("?"):
         return False
     return not _items_in(_SENTENCE_BREAK.split(asked[:-1])[-1])
-
-
-def _containers_in(text: str) -> list[str]:
-    return _distinct(match.group().lower() for match in _CONTAINER.finditer(text))
 
 
 def _says_empty(text: str) -> bool:

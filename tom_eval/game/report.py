@@ -236,7 +236,7 @@ def _cut_note(spans: pd.DataFrame) -> list[str]:
     runs = "; ".join(
         f"{run} (levels {','.join(only_cut)})"
         for run, left_out, cut in spans[["run", "left out", "cut"]].to_numpy()
-        if (only_cut := [level for level in _levels(cut) if level not in _levels(left_out)])
+        if (only_cut := _only_cut(left_out, cut))
     )
     if not runs:
         return []
@@ -247,6 +247,12 @@ def _cut_note(spans: pd.DataFrame) -> list[str]:
         "at every level.",
         "",
     ]
+
+
+def _only_cut(left_out: str, cut: str) -> list[str]:
+    """The levels of a run's `cut` entry that its `left out` entry does not list."""
+    excluded = set(_levels(left_out))
+    return [level for level in _levels(cut) if level not in excluded]
 
 
 def _levels(listed: str) -> list[str]:

@@ -85,7 +85,7 @@ def parse_lineup(text: str | list[str]) -> Lineup:
     """ "default", or changes to it like "B=honest_teammate,D=honest_opponent,N=neutral"
     (Inspect passes `-T lineup=B=...,N=...` as a list of the comma-separated parts)."""
     if isinstance(text, list):
-        text = ",".join(str(part) for part in text)
+        text = ",".join(yaml_text(part) for part in text)
     if not isinstance(text, str):
         raise InputError(
             f"lineup: expected changes such as D=honest_opponent, not '{yaml_text(text)}'"
