@@ -218,8 +218,20 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("There is nothing in the bag.", "action", ParsedAnswer(NOTHING)),
     ("There isn't anything in it.", "action", ParsedAnswer(NOTHING)),
     ("The apple, I think. Yes, the apple.", "action", ParsedAnswer("apple")),
-    # Documented limitation: negation is not read; answer replies are asked to be short.
-    ("Not the apple.", "action", ParsedAnswer("apple")),
+    # An item said not to be there is not what is there.
+    ("Not the apple.", "action", ParsedAnswer(None, "names only what is not there")),
+    ("No apple", "action", ParsedAnswer(None, "names only what is not there")),
+    (
+        "The box doesn't hold the apple.",
+        "action",
+        ParsedAnswer(None, "names only what is not there"),
+    ),
+    ("The apple, not the banana.", "action", ParsedAnswer("apple")),
+    ("It's not the apple, it's the banana.", "action", ParsedAnswer("banana")),
+    ("Nothing, not even the apple.", "action", ParsedAnswer(NOTHING)),
+    ("No, apple.", "action", ParsedAnswer("apple")),
+    ("Not sure, apple.", "action", ParsedAnswer("apple")),
+    ("Not the apple or the banana.", "action", ParsedAnswer(None, "names only what is not there")),
     # A reasoned answer is read at its conclusion, after its last "so" or revision.
     ("The apple was moved to the basket, so the box is empty.", "action", ParsedAnswer(NOTHING)),
     ("It held the apple, so it is not empty.", "action", ParsedAnswer("apple")),
@@ -460,8 +472,9 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
     # its line is another container's.
     ("The ball went to the basket, therefore the apple.", "apple"),
     ("The apple was moved to the basket, so nothing.", NOTHING),
-    # A statement of what is not there names no answer.
-    ("The box holds the apple, so it is not the ball.", None),
+    # A statement of what is not there decides nothing: the whole reply names the apple as
+    # there and the ball as not.
+    ("The box holds the apple, so it is not the ball.", "apple"),
     # Negated empty words say the opposite.
     ("I'm not sure but empty.", NOTHING),
     ("The box isn\u2019t empty.", None),
@@ -514,6 +527,56 @@ def test_a_reasoned_answer_is_read_at_its_conclusion(
     expected = CONCLUSIONS[conclusion].format(item=item)
     assert parse_answer(reply, "action", container) == ParsedAnswer(expected)
     assert parse_answer(reply, "action") == ParsedAnswer(expected)
+
+
+DENIALS = (
+    "Not the {item}.",
+    "No {item}.",
+    "It isn't the {item}.",
+    "The box doesn't hold the {item}.",
+    "It doesn't seem to be the {item}.",
+    "I don't think it's the {item}.",
+    "I doubt it's the {item}.",
+    "No longer the {item}.",
+    "The {item} isn't in the box anymore.",
+    "The {item} is not there.",
+    "The {item}? No.",
+)
+"""Replies that name an item only to say it is not in the box."""
+ASSERTIONS = (
+    "Not sure but the {item}.",
+    "I'm not certain, but I think the {item}.",
+    "Bob didn't move the {item}, so it's still in the box.",
+    "Anne never touched the {item}.",
+    "The {item} is not in the basket, it's in the box.",
+    "Not the {other}: the {item}.",
+    "The {item}, not the {other}.",
+    "It's not the {other}, it's the {item}.",
+    "Neither the {other} nor the {third}; it's the {item}.",
+    "The {other}? No, the {item}.",
+)
+"""Replies that say the item is in the box, beside a negation of something else."""
+
+
+@pytest.mark.parametrize("reply", DENIALS)
+@pytest.mark.parametrize("item", ITEMS)
+def test_an_item_said_not_to_be_there_is_no_answer(reply: str, item: str) -> None:
+    assert parse_answer(reply.format(item=item), "action", "box") == ParsedAnswer(
+        None, "names only what is not there"
+    )
+
+
+@pytest.mark.parametrize("reply", ASSERTIONS)
+@pytest.mark.parametrize("item", ITEMS)
+def test_an_item_beside_a_negation_is_the_answer(reply: str, item: str) -> None:
+    other, third = [candidate for candidate in ITEMS if candidate != item][:2]
+    text = reply.format(item=item, other=other, third=third)
+    assert parse_answer(text, "action", "box") == ParsedAnswer(item)
+
+
+def test_an_item_denied_beside_an_empty_word_is_nothing() -> None:
+    for reply in ("Nothing, not even the apple.", "Empty. No apple.", "No apple, no ball: empty."):
+        assert parse_answer(reply, "action", "box") == ParsedAnswer(NOTHING)
 
 
 def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> None:

@@ -62,10 +62,16 @@ Answers (`parse_answer`)
   nothing") or one that narration follows decides nothing, and the whole text is read, as
   follows.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
-  an empty word or a negation (`not empty: an apple`; `no apple` is also apple, as answers
-  are asked to be short). Several items are ambiguous. No item but an empty word answers
-  `nothing`; a negated one ("not empty", "no longer empty") says the opposite, so alone it
-  is no answer.
+  an empty word (`not empty: an apple`). An item it says is not there is not counted: a
+  negation before it with only words of being or holding between ("not the apple", "doesn't
+  hold an apple", "no longer the apple", "neither the apple nor the ball"), a belief denied
+  in its clause ("I don't think it's the apple", "I doubt it's the apple"), or a negation
+  after it ("the apple isn't in the box", when no other container is named; "The apple?
+  No."). A hedge ("not sure but the apple") or what did not happen to the item ("Bob didn't
+  move the apple") denies nothing. So "The apple, not the banana" is apple, and "Not the
+  apple" alone names nothing that is there: no answer. Several items are ambiguous. No item
+  but an empty word answers `nothing` ("Nothing, not even the apple"); a negated one ("not
+  empty", "no longer empty") says the opposite, so alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -283,6 +289,28 @@ _CONCLUSION = re.compile(
 """What opens the conclusion of a reasoned answer ("..., so the box is empty") or takes
 back what came before ("No, ...", "Actually, ..."; not "No-one")."""
 _CONTAINER_WORDS = f"(?:{'|'.join(CONTAINERS)})"
+_DENIED = re.compile(
+    r"(?:\b(?:not|never|cannot|neither|nor)|n't)\s+"
+    r"(?:(?:be|is|are|ha(?:ve|s|d|ving)|hold(?:s|ing)?|contain(?:s|ing)?|seem\s+to\s+be"
+    r"|any|even|the|an?)\s+){0,3}$"
+    r"|(?:\bnot|n't)\s+(?:think|believe|suppose|reckon|expect|say)\b[^,.;:!?\n]*$"
+    r"|(?<!\bno\s)\bdoubt\b[^,.;:!?\n]*$"
+    r"|\bno\s+(?:(?:longer|more)\s+)?(?:(?:the|an?)\s+)?$",
+    _FLAGS,
+)
+"""What before an item says it is not there: "not the apple", "doesn't hold an apple", "no
+apple", "I don't think it's the apple", "I doubt it's the apple"; not a hedge ("not sure but
+the apple") or what did not happen to it ("Bob didn't move the apple")."""
+_ABSENT = re.compile(
+    r"(?:'s|\s+(?:is|are|was|were))?(?:\s+not|n't|\s+no\s+longer)\s+"
+    rf"(?:any\s*more\b|there\b|in(?:side)?\s+(?:it\b|(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b))"
+    r"|\s*\?\s*(?:no|nope|not\s+any\s*more|no\s+longer)(?:[,.!]|\s*$)",
+    _FLAGS,
+)
+"""What after an item says it is not there: "the apple isn't in the box", "is not there any
+more", "The apple? No."; in another container it may be what this one holds."""
+_OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
+"""What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
 _BARE_ANSWER = re.compile(
     r"(?:(?:probably|likely|just|only|still|now|i\s+(?:think|believe|guess)|it(?:'s|\s+is)"
@@ -874,6 +902,35 @@ def _items_in(text: str) -> list[str]:
     return _distinct(match.group(1).lower() for match in _ITEM.finditer(text))
 
 
+def _asserted_items(text: str, container: str | None) -> list[str]:
+    """The items a text names, less those it says are not in `container` (None: any)
+    ("The apple, not the banana" is apple; "Not the apple", "not the apple or the banana"
+    and "The apple isn't there any more" name none)."""
+    asserted = []
+    denied = False
+    end = 0
+    for match in _ITEM.finditer(text):
+        before = text[max(end, match.start() - _NEGATION_WINDOW) : match.start()]
+        denied = (
+            _DENIED.search(before) is not None
+            or (denied and _OR.fullmatch(before) is not None)
+            or _absent(text, match.end(), container)
+        )
+        if not denied:
+            asserted.append(match.group(1).lower())
+        end = match.end()
+    return _distinct(asserted)
+
+
+def _absent(text: str, position: int, container: str | None) -> bool:
+    """Whether what follows an item at `position` says it is not in `container`."""
+    absent = _ABSENT.match(text, position)
+    if absent is None:
+        return False
+    named = absent.group("container")
+    return named is None or container is None or named.lower() == container
+
+
 def _distinct(values: Iterable[_T]) -> list[_T]:
     return list(dict.fromkeys(values))
 
@@ -897,13 +954,15 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     concluded = _concluded(text, container)
     if concluded is not None:
         return concluded
-    items = _items_in(text)
+    items = _asserted_items(text, container)
     if len(items) > 1:
         return ParsedAnswer(None, f"ambiguous: names several items ({', '.join(items)})")
     if items:
         return ParsedAnswer(items[0])
     if _says_empty(text):
         return ParsedAnswer(NOTHING)
+    if _items_in(text):
+        return ParsedAnswer(None, "names only what is not there")
     if text.rstrip().endswith("?"):
         return ParsedAnswer(None, "a question, not an answer")
     if _WHOLE_LETTER.fullmatch(text):
