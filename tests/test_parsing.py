@@ -467,6 +467,9 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
     ),
     # A statement is read to the end of its clause.
     ("Anne moved the apple to the basket, so the box is empty and the basket has it.", NOTHING),
+    # Of a conclusion's statements, the one about the container asked of decides.
+    ("Anne moved the apple out, so the basket has the apple and the box has nothing.", NOTHING),
+    ("Anne moved the apple out, so the apple is now in the basket and the box is empty.", NOTHING),
     ("The apple is in the box. Wait, no. Nothing.", NOTHING),
     # An answer alone concludes whatever containers the reasoning before it names, unless
     # its line is another container's.
@@ -572,6 +575,36 @@ def test_an_item_beside_a_negation_is_the_answer(reply: str, item: str) -> None:
     other, third = [candidate for candidate in ITEMS if candidate != item][:2]
     text = reply.format(item=item, other=other, third=third)
     assert parse_answer(text, "action", "box") == ParsedAnswer(item)
+
+
+@pytest.mark.parametrize(
+    ("reply", "contents"),
+    [
+        # An item's last mention decides whether it is there.
+        ("The apple was in the box, but now there is no apple.", None),
+        ("Anne moved the apple to the basket, so the box has no apple in it anymore.", None),
+        ("No apple... wait, yes, the apple.", "apple"),
+        ("It is the apple. I don't think it's the apple anymore.", None),
+        ("The box no longer contains the apple.", None),
+        # A denial about another container says nothing of the box, whether the container
+        # comes before the item or right after it, or labels its line.
+        ("The apple is in the box; the basket has no apple.", "apple"),
+        ("The bag has no apple, the box has the banana.", "banana"),
+        ("The bag has neither the apple nor the banana; the box has the ball.", "ball"),
+        ("There is an apple in the box and no apple in the bag.", "apple"),
+        ("- Box: apple\n- Bag: no apple", "apple"),
+        ("- Box: apple\n- Bag: no apple\n- Basket: banana", None),
+        # Nor does what another player does not think.
+        ("The apple is in the box. She doesn't think the apple is there.", "apple"),
+        # The story told again leaves what was said of an item as it was.
+        ("The box has no apple, because Anne moved the apple to the basket.", None),
+        ("No apple in the box: Carol moved the apple to the basket.", None),
+        ("Not the ball - Anne moved the ball out. The box holds the apple.", "apple"),
+        ("Anne put the apple in the box.", "apple"),
+    ],
+)
+def test_an_items_last_mention_about_the_box_decides(reply: str, contents: str | None) -> None:
+    assert parse_answer(reply, "action", "box").contents == contents
 
 
 def test_an_item_denied_beside_an_empty_word_is_nothing() -> None:

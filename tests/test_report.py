@@ -247,6 +247,33 @@ def test_the_summary_table(logs: Path, report: tuple[str, Path]) -> None:
     )
 
 
+def test_summary_csv_counts_the_trials_behind_each_conditional_share(
+    logs: Path, report: tuple[str, Path]
+) -> None:
+    """answer_correct and the gratuitous-lie rate are shares of some trials only: each says
+    how many."""
+    frame = trials(logs)
+    scores = frame["score_tom_scorer"].map(json.loads)
+    answered = [values.get("answer_correct") is not None for values in scores]
+    summary = pd.read_csv(report[1] / "summary.csv")
+    # Trials where an opponent answers believing something false (its label in the sample).
+    fooled = [
+        role == "Opponent" and json.loads(labels)[answerer] == "Believes False"
+        for role, answerer, labels in zip(
+            frame["metadata_answerer_role"],
+            frame["metadata_answerer"],
+            frame["metadata_character_labels"],
+            strict=True,
+        )
+    ]
+    for row in summary.to_dict("records"):
+        mine = list(frame["run"].str.startswith(row["run"]))
+        assert (
+            row["answer_correct_n"] == sum(a for a, m in zip(answered, mine, strict=True) if m) > 0
+        )
+        assert row["gratuitous_lie_n"] == sum(f for f, m in zip(fooled, mine, strict=True) if m)
+
+
 def test_a_run_missing_an_expected_action_is_named_under_the_summary(
     logs: Path, report: tuple[str, Path], tmp_path: Path
 ) -> None:

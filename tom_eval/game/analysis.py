@@ -578,11 +578,14 @@ def summary(results: Results) -> pd.DataFrame:
             "format_ok": _mean(trials["format_ok"].dropna()),
             "points": _mean(trials["points"]),
             **_with_interval("answer_correct", _rate(trials["answer_correct"])),
+            # Shares over the trials that gave the occasion, so each says how many there were.
+            "answer_correct_n": int(trials["answer_correct"].notna().sum()),
             "answer_valid": _mean(trials["answer_valid"].dropna()),
             "lie_to_opponent": _mean(trials["lie_to_opponent"]),
             "gratuitous_lie_rate": _mean(
                 trials.loc[trials["opponent_believes_false"], "lie_to_opponent"]
             ),
+            "gratuitous_lie_n": int(trials["opponent_believes_false"].sum()),
         }
         for action in ACTION_CLASSES:
             of_class = trials.loc[trials["expected_action"] == action, "optimal"]

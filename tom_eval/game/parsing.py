@@ -55,7 +55,9 @@ Answers (`parse_answer`)
   about holds ("so the box is empty", "so it holds the apple", "so the apple is still in the
   box"), naming one item or saying empty: "The apple was moved to the basket, so the box is
   empty" answers `nothing`; a statement is read to the end of its clause ("..., so the box is
-  empty and the basket has the apple" is nothing). A conclusion about something else ("so
+  empty and the basket has the apple" is nothing), and of several, the one about the
+  container asked of decides ("..., so the basket has the apple and the box is empty" is
+  nothing). A conclusion about something else ("so
   nothing has changed", "so the basket is empty" when the box was asked about, "so it is
   empty" in a sentence about the basket), a hedged one ("so it might be empty"), one in an
   aside (in parentheses), one answering a question that offers no item ("Anything else? No,
@@ -64,14 +66,20 @@ Answers (`parse_answer`)
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word (`not empty: an apple`). An item it says is not there is not counted: a
   negation before it with only words of being or holding between ("not the apple", "doesn't
-  hold an apple", "no longer the apple", "neither the apple nor the ball"), a belief denied
-  in its clause ("I don't think it's the apple", "I doubt it's the apple"), or a negation
-  after it ("the apple isn't in the box", when no other container is named; "The apple?
-  No."). A hedge ("not sure but the apple") or what did not happen to the item ("Bob didn't
-  move the apple") denies nothing. So "The apple, not the banana" is apple, and "Not the
-  apple" alone names nothing that is there: no answer. Several items are ambiguous. No item
-  but an empty word answers `nothing` ("Nothing, not even the apple"); a negated one ("not
-  empty", "no longer empty") says the opposite, so alone it is no answer.
+  hold an apple", "no longer contains the apple", "neither the apple nor the ball"), the
+  answerer's own denied belief ("I don't think it's the apple", "I doubt it's the apple"),
+  or a negation after it ("the apple isn't in the box", "The apple? No."). A hedge ("not
+  sure but the apple"), what did not happen to the item ("Bob didn't move the apple") or
+  what another player does not think ("she doesn't think the apple is there") denies
+  nothing, nor does a denial about another container: the one named right after the item
+  ("no apple in the bag"), else the nearest before it in its clause ("the bag has no apple",
+  "- Bag: no apple"). An item's last mention decides ("The apple was in the box, but now
+  there is no apple" names nothing that is there), except that the story told again ("...,
+  because Anne moved the apple to the basket", "the apple was taken") leaves what was said
+  of the item as it was; alone, it is read. So "The apple, not the banana" is apple, and
+  "Not the apple" alone is no answer. Several items are ambiguous. No item but an empty word
+  answers `nothing` ("Nothing, not even the apple"); a negated one ("not empty", "no longer
+  empty") says the opposite, so alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -293,14 +301,17 @@ _DENIED = re.compile(
     r"(?:\b(?:not|never|cannot|neither|nor)|n't)\s+"
     r"(?:(?:be|is|are|ha(?:ve|s|d|ving)|hold(?:s|ing)?|contain(?:s|ing)?|seem\s+to\s+be"
     r"|any|even|the|an?)\s+){0,3}$"
-    r"|(?:\bnot|n't)\s+(?:think|believe|suppose|reckon|expect|say)\b[^,.;:!?\n]*$"
-    r"|(?<!\bno\s)\bdoubt\b[^,.;:!?\n]*$"
-    r"|\bno\s+(?:(?:longer|more)\s+)?(?:(?:the|an?)\s+)?$",
+    r"|\bI\s+(?:(?:do|would|ca)\s*(?:not|n't)|cannot)\s+"
+    r"(?:think|believe|suppose|reckon|expect|say)\b[^,.;:!?\n]*$"
+    r"|\bI\s+doubt\b[^,.;:!?\n]*$"
+    r"|\bno\s+(?:(?:longer|more)\s+(?:(?:ha(?:ve|s)|hold(?:s)?|contain(?:s)?)\s+)?)?"
+    r"(?:(?:the|an?)\s+)?$",
     _FLAGS,
 )
 """What before an item says it is not there: "not the apple", "doesn't hold an apple", "no
-apple", "I don't think it's the apple", "I doubt it's the apple"; not a hedge ("not sure but
-the apple") or what did not happen to it ("Bob didn't move the apple")."""
+apple", "no longer holds the apple", "I don't think it's the apple", "I doubt it's the
+apple"; not a hedge ("not sure but the apple"), what did not happen to it ("Bob didn't move
+the apple") or what another player does not think ("she doesn't think the apple is there")."""
 _ABSENT = re.compile(
     r"(?:'s|\s+(?:is|are|was|were))?(?:\s+not|n't|\s+no\s+longer)\s+"
     rf"(?:any\s*more\b|there\b|in(?:side)?\s+(?:it\b|(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b))"
@@ -309,6 +320,25 @@ _ABSENT = re.compile(
 )
 """What after an item says it is not there: "the apple isn't in the box", "is not there any
 more", "The apple? No."; in another container it may be what this one holds."""
+_IN_CONTAINER = re.compile(
+    rf"\s+in(?:side)?\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b", _FLAGS
+)
+_CLAUSE = re.compile(
+    r"[.,;!?()\[\]\n]|\b(?:but|so|therefore|thus|hence|and|then|since|because|while)\b", _FLAGS
+)
+"""Where a clause ends, for the container it speaks of ("- Bag: no apple" keeps its label)."""
+_MOVED_BEFORE = re.compile(
+    r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
+    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped)\s+(?:(?:the|an?)\s+)?$",
+    _FLAGS,
+)
+_MOVED_AFTER = re.compile(
+    r"\s+(?:was|had\s+been|has\s+been|got)\s+(?:moved|put|placed|taken|removed|carried"
+    r"|transferred|swapped)\b",
+    _FLAGS,
+)
+"""An item moved in the story ("Anne moved the apple", "the apple was taken"), not said to
+be in or out of a container."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
@@ -322,7 +352,7 @@ _BARE_ANSWER = re.compile(
 _CONTAINER_STATEMENT = re.compile(
     rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:(?:now|still|only)\s+)?"
     r"(?:is|'s|contains|holds|has)\b"
-    rf"|(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)\s+(?:still\s+)?in\s+"
+    rf"|(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)\s+(?:(?:still|now)\s+)?in\s+"
     rf"(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b",
     _FLAGS,
 )
@@ -905,21 +935,43 @@ def _items_in(text: str) -> list[str]:
 def _asserted_items(text: str, container: str | None) -> list[str]:
     """The items a text names, less those it says are not in `container` (None: any)
     ("The apple, not the banana" is apple; "Not the apple", "not the apple or the banana"
-    and "The apple isn't there any more" name none)."""
-    asserted = []
+    and "The apple isn't there any more" name none). An item's last mention about the
+    container decides ("The apple was there, but now there is no apple" names none)."""
+    last_said: dict[str, bool] = {}
     denied = False
     end = 0
     for match in _ITEM.finditer(text):
         before = text[max(end, match.start() - _NEGATION_WINDOW) : match.start()]
-        denied = (
-            _DENIED.search(before) is not None
-            or (denied and _OR.fullmatch(before) is not None)
-            or _absent(text, match.end(), container)
+        denied_before = _DENIED.search(before) is not None or (
+            denied and _OR.fullmatch(before) is not None
         )
-        if not denied:
-            asserted.append(match.group(1).lower())
+        denied = denied_before or _absent(text, match.end(), container)
         end = match.end()
-    return _distinct(asserted)
+        item = match.group(1).lower()
+        if denied_before and _of_another(text, match, container):
+            continue  # "the basket has no apple" says nothing of the box
+        moved = _MOVED_BEFORE.search(before) or _MOVED_AFTER.match(text, end)
+        if moved and not denied:
+            # The story told again ("because Anne moved the apple to the basket") leaves
+            # what was said of the item as it was; alone, it is all there is to read.
+            last_said.setdefault(item, True)
+            continue
+        last_said[item] = not denied
+    return [item for item, there in last_said.items() if there]
+
+
+def _of_another(text: str, match: re.Match[str], container: str | None) -> bool:
+    """Whether the item `match` finds is spoken of in a container other than `container`:
+    one named right after it ("no apple in the bag"), else the nearest before it in its
+    clause ("the bag has no apple", "- Bag: no apple")."""
+    if container is None:
+        return False
+    after = _IN_CONTAINER.match(text, match.end())
+    if after is not None:
+        return after.group("container").lower() != container
+    clause = _CLAUSE.split(text[max(0, match.start() - _QUESTION_WINDOW) : match.start()])[-1]
+    named = [found.group().lower() for found in _CONTAINER.finditer(clause)]
+    return bool(named) and named[-1] != container
 
 
 def _absent(text: str, position: int, container: str | None) -> bool:
@@ -999,12 +1051,19 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     bare = _BARE_ANSWER.fullmatch(conclusion) is not None
     named = None
     if not bare:
-        statement = _CONTAINER_STATEMENT.match(conclusion)
-        if statement is None:
+        clauses = [clause.strip() for clause in _STATEMENT_END.split(conclusion)]
+        statements = [
+            (clause, found) for clause in clauses if (found := _CONTAINER_STATEMENT.match(clause))
+        ]
+        if not statements or statements[0][0] is not clauses[0]:
             return None
-        named = statement.group("container") or statement.group("place")
-        # The statement's own clause: "so the box is empty, and the basket has the apple".
-        conclusion = _STATEMENT_END.split(conclusion)[0]
+        # The statement's own clause ("so the box is empty, and the basket has the apple"),
+        # or a later one about the container asked of ("so the basket has the apple and the
+        # box is empty").
+        conclusion, statement = next(
+            (pair for pair in statements if _held_in(pair[1]) == container), statements[0]
+        )
+        named = _held_in(statement)
         if _NEGATION.search(conclusion):  # "so it is not the ball" names what is not there
             return None
     if container is not None and named is None:
@@ -1014,12 +1073,18 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         named = _spoken_of(before, bare and not says_it_is_empty)
     if container is not None and named is not None and named.lower() != container:
         return None
-    items = _items_in(conclusion)
+    items = _asserted_items(conclusion, container)
     if len(items) == 1:
         return ParsedAnswer(items[0])
     if not items and _says_empty(conclusion):
         return ParsedAnswer(NOTHING)
     return None
+
+
+def _held_in(statement: re.Match[str]) -> str | None:
+    """The container a statement says what it holds ("the box is empty": box; "it is": None)."""
+    named = statement.group("container") or statement.group("place")
+    return named.lower() if named else None
 
 
 def _spoken_of(before: str, bare: bool) -> str | None:
