@@ -482,6 +482,15 @@ def test_runs_at_two_temperatures_are_two_runs(
     assert summary["N"].tolist() == [4, 4]
 
 
+def test_reasoning_csv_has_its_header_when_no_run_reasons(tmp_path: Path) -> None:
+    """An empty table is still a table: pandas can read it, and it names its columns."""
+    folder = tmp_path / "logs"
+    pass_always(folder, "7")
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    reasoning = pd.read_csv(tmp_path / "out" / "reasoning.csv")
+    assert reasoning.empty and "accuracy with reasoning" in reasoning.columns
+
+
 def test_a_try_with_more_epochs_beside_the_run_is_pooled_and_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -821,6 +821,17 @@ def per_scenario(trials: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index().rename(columns={"spec_id": "Id", "self_label": "self"})
 
 
+REASONING_COLUMNS = (
+    "run",
+    "turns with reasoning",
+    "reasoning tokens per trial",
+    "accuracy with reasoning",
+    "accuracy without",
+    "p",
+)
+"""reasoning.csv's header, written even when no run has reasoning."""
+
+
 def reasoning(results: Results) -> pd.DataFrame:
     """Runs with reasoning content: share of turns with reasoning, reasoning tokens per
     trial, and accuracy of trials with and without reasoning."""
@@ -845,7 +856,7 @@ def reasoning(results: Results) -> pd.DataFrame:
                 "p": p,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=REASONING_COLUMNS)
 
 
 def compare(first: pd.DataFrame, second: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
