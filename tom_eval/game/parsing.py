@@ -936,7 +936,8 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
     """The items a text names, less those it says are not in `container` (None: any)
     ("The apple, not the banana" is apple; "Not the apple", "not the apple or the banana"
     and "The apple isn't there any more" name none). An item's last mention about the
-    container decides ("The apple was there, but now there is no apple" names none)."""
+    container decides ("The apple was there, but now there is no apple" names none); the
+    story told again ("Anne moved the apple") counts only for an item not otherwise named."""
     last_said: dict[str, bool] = {}
     denied = False
     end = 0
