@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from tom_eval.cli import main
 from tom_eval.files import write_atomically
 from tom_eval.game.generation import generate
 from tom_eval.game.scenario_file import write_scenarios
-from tom_eval.game.spec import read_spec
+from tom_eval.game.spec import default_spec_file, read_spec
 from tom_eval.study.design import open_design
 from tom_eval.study.store import Store
 
@@ -83,6 +84,20 @@ def study(folder: Path, participants: int = 1) -> Path:
     for number in range(participants):
         store.enrol(f"p{number}", "s", "", design.reps, 0.0, HOUR)
     return data
+
+
+def copied_spec(folder: Path) -> Path:
+    """A copy of the shipped spec table in the working folder."""
+    copy = folder / "spec.csv"
+    shutil.copyfile(default_spec_file(), copy)
+    return copy
+
+
+def notes(folder: Path) -> Path:
+    """A file of the user's own, which no command may replace."""
+    path = folder / "notes.txt"
+    path.write_text("mine\n")
+    return path
 
 
 def edited_study(folder: Path, statement: str) -> Path:
@@ -184,6 +199,11 @@ CASES = [
         ("logs",),
     ),
     # ------------------------------------------------------------------ generate
+    Case(
+        "generate, --out the spec table it reads",
+        lambda d: ["generate", "--spec", str(copied_spec(d)), "--out", "spec.csv"],
+        "--out spec.csv: is the input file",
+    ),
     Case(
         "generate, a spec that is a device",
         lambda d: ["generate", "--spec", "/dev/zero", "--out", "x.jsonl"],
@@ -468,6 +488,31 @@ CASES = [
             str(unwritable(d) / "p.json"),
         ],
         "p.json: cannot write in",
+        ("logs",),
+    ),
+    Case(
+        "export, --progress the study's own database",
+        lambda d: [
+            "export",
+            str(study(d)),
+            "--out",
+            "logs",
+            "--progress",
+            str(d / "study" / "study.sqlite"),
+        ],
+        "study.sqlite: is inside the study's folder",
+        ("logs",),
+    ),
+    Case(
+        "export, --progress inside --out",
+        lambda d: ["export", str(study(d)), "--out", "logs", "--progress", "logs/p.json"],
+        "logs/p.json: is inside --out",
+        ("logs",),
+    ),
+    Case(
+        "export, --progress a file that is not a progress file",
+        lambda d: ["export", str(study(d)), "--out", "logs", "--progress", str(notes(d))],
+        "notes.txt: exists and is not an export's progress file",
         ("logs",),
     ),
     # --------------------------------------------------------------------- serve
@@ -810,6 +855,34 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(
         assert not (working / path).exists(), path
     # Nothing half-written: no new file anywhere (no temporary one left behind either).
     assert sorted(working.rglob("*")) == before
+
+
+def test_generate_refuses_to_write_over_the_spec_table_it_reads_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tom-eval generate --out scenarios/spec.csv` would replace the shipped table."""
+    shipped = copied_spec(tmp_path)
+    monkeypatch.setattr("tom_eval.cli.default_spec_file", lambda: shipped)
+    before = shipped.read_bytes()
+    assert main(["generate", "--out", str(shipped)]) == 2
+    assert "is the input file" in capsys.readouterr().err
+    assert shipped.read_bytes() == before
+
+
+def test_export_leaves_a_file_it_refuses_as_progress_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    database = study(tmp_path) / "study.sqlite"
+    before = database.read_bytes()
+    for progress in (database, notes(tmp_path)):
+        content = progress.read_bytes()
+        assert (
+            main(["export", str(tmp_path / "study"), "--out", "logs", "--progress", str(progress)])
+            == 2
+        )
+        assert progress.read_bytes() == content
+    assert database.read_bytes() == before
 
 
 def test_scenario_files_nested_deeply_are_refused_by_the_task(tmp_path: Path) -> None:

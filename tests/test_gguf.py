@@ -78,11 +78,20 @@ def test_local_files_and_unknown_names(tmp_path: Path) -> None:
     ("name", "value", "rule"),
     [
         ("context_size", 10**11, "from 256 to 2,147,483,647"),
-        ("parallel", 2**31, "from 1 to 2,147,483,647"),
+        ("parallel", 100_000, "from 1 to 512"),
         ("threads", 513, "from 1 to 512"),
         ("threads", 0, "from 1 to 512"),
     ],
 )
+def test_an_argument_neither_ours_nor_the_clients_is_refused_before_any_server_starts() -> None:
+    # Passed on, it ended in the OpenAI client's TypeError.
+    with pytest.raises(PrerequisiteError) as raised:
+        gguf.GGUFAPI("smollm2", sede=3)
+    assert str(raised.value.message).startswith("gguf/smollm2: unknown model arg 'sede' (takes: ")
+    with pytest.raises(PrerequisiteError, match="no such user's home folder"):
+        gguf.model_file("tiny", "~nobody-of-this-name/x.gguf")
+
+
 def test_model_args_llama_cpp_cannot_hold_are_one_line(name: str, value: int, rule: str) -> None:
     # Beyond a C int (or ggml's 512 threads) llama.cpp's parameters overflowed in a traceback.
     with pytest.raises(PrerequisiteError) as raised:

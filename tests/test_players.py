@@ -123,11 +123,23 @@ def test_unknown_players_are_refused() -> None:
         ({"seed": 2**63}, f"-M seed must be from -2**63 to 2**63 - 1, not {2**63}"),
         ({"latency": True}, "-M latency must be a finite number, not 'true'"),
         ({"latency": float("inf")}, "-M latency must be a finite number, not inf"),
+        # Finite, but a wait for ever.
+        ({"latency": 1e308}, "-M latency must be from 0 to 86,400, not 1e+308"),
+        # An empty `-M latency=` (an unset shell variable) is no default.
+        ({"latency": None}, "-M latency must have a value: leave it out for its default"),
+        ({"seed": None}, "-M seed must have a value"),
     ],
 )
 def test_model_args_are_read_strictly(args: dict[str, Any], message: str) -> None:
     with pytest.raises(PrerequisiteError, match=re.escape(message)):
         ReferencePlayer("bounded" if "memory" in args else "random", **args)
+
+
+def test_flaky_wraps_no_player_that_needs_model_args_of_its_own() -> None:
+    with pytest.raises(PrerequisiteError, match=re.escape("-M player must be one of oracle,")):
+        get_model("tom/flaky", player="bounded")
+    with pytest.raises(PrerequisiteError, match=re.escape("-M backoff must be from 0 to 86,400")):
+        get_model("tom/flaky", backoff=1e308)
 
 
 def test_every_players_numbers_are_read_by_a_reader_that_says_what_it_reads() -> None:
@@ -140,8 +152,7 @@ def test_every_players_numbers_are_read_by_a_reader_that_says_what_it_reads() ->
     with pytest.raises(PrerequisiteError) as raised:
         get_model("tom/flaky", player="orcale")
     assert raised.value.message == (
-        "tom/flaky: -M player must be one of oracle, bounded, always-pass, random, no-tom, "
-        "not 'orcale'"
+        "tom/flaky: -M player must be one of oracle, always-pass, random, no-tom, not 'orcale'"
     )
     readers = {whole, number, yes_no, text}
     for provider in (ReferencePlayer, FlakyPlayer, FalseBeliefPlayer, CoherencePlayer, GGUFAPI):

@@ -66,6 +66,13 @@ def test_any_parameter_value_builds_the_task_or_fails_in_one_line(name: str, val
         assert str(error).startswith("tom: ") and "\n" not in str(error), error
 
 
+def test_a_file_in_the_home_folder_of_no_user_is_one_line() -> None:
+    # Path.expanduser raised RuntimeError: "Could not determine home directory."
+    with pytest.raises(PrerequisiteError) as raised:
+        tom(scenario_file="~nobody-of-this-name/x.jsonl")
+    assert raised.value.message == "tom: ~nobody-of-this-name/x.jsonl: no such user's home folder"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

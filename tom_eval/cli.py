@@ -27,6 +27,8 @@ from tom_eval.game.scenario_file import read_scenarios, write_scenarios
 from tom_eval.game.spec import (
     EXTRAS,
     check_mastery_ids,
+    default_mastery_file,
+    default_spec_file,
     id_ranges,
     parse_extras,
     parse_ids,
@@ -74,6 +76,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _generate(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    _refuse_overwriting_inputs(
+        args.out, args.spec or default_spec_file(), args.mastery or default_mastery_file()
+    )
     spec = read_spec(args.spec)
     mastery = read_mastery(args.mastery)
     if args.mastery is not None or selects_mastery(args.ids):
@@ -86,6 +91,14 @@ def _generate(args: argparse.Namespace) -> int:
     scenarios = "scenario" if len(generated) == 1 else "scenarios"
     print(f"wrote {len(generated)} {scenarios} to {args.out} in {seconds:.2f} s")
     return 0
+
+
+def _refuse_overwriting_inputs(out: Path, *inputs: Path) -> None:
+    """`--out` must not be a file the command reads (`--out scenarios/spec.csv` would replace
+    the shipped table with scenarios)."""
+    for given in inputs:
+        if out.resolve() == given.resolve():
+            raise InputError(f"--out {out}: is the input file {given}; give another name")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -301,14 +314,36 @@ def public_url(text: str) -> str:
     return text if text.endswith("/") else f"{text}/"
 
 
+def _check_progress_file(path: Path, data_dir: Path, out: Path) -> None:
+    """`export --progress` names a file of its own, which the export replaces as it goes:
+    not one in the study's folder (but for its exports, where `serve` keeps it) or the
+    export's, nor any other file already there."""
+    from tom_eval.files import file_to_write, writable_file
+    from tom_eval.study.background import EXPORTS, is_progress_file
+
+    target = file_to_write(path).resolve()
+
+    def within(folder: Path) -> bool:
+        return target == folder.resolve() or folder.resolve() in target.parents
+
+    if within(out):
+        raise InputError(f"--progress {path}: is inside --out; give a file outside it")
+    if within(data_dir) and not within(data_dir / EXPORTS):
+        raise InputError(f"--progress {path}: is inside the study's folder; give a file outside it")
+    if target.exists() and not is_progress_file(target):
+        raise InputError(
+            f"--progress {path}: exists and is not an export's progress file; give a new name"
+        )
+    writable_file(path)
+
+
 def _export(args: argparse.Namespace) -> int:
-    from tom_eval.files import writable_file
     from tom_eval.study.background import write_progress
     from tom_eval.study.export import export, unfinished_with_answers
 
     progress = None if args.progress is None else partial(write_progress, args.progress)
     if args.progress is not None:  # fails before the export starts, and writes nothing
-        writable_file(args.progress)
+        _check_progress_file(args.progress, args.data_dir, args.out)
     written = export(args.data_dir, args.out, args.include_incomplete, progress)
     if not written:
         started = 0 if args.include_incomplete else unfinished_with_answers(args.data_dir)

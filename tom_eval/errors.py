@@ -25,7 +25,10 @@ def user_path(text: str) -> Path:
     ($PWD), since Inspect runs a task from the task file's own directory."""
     if "\0" in text:
         raise InputError(f"{text!r} is not a file name (it holds a NUL character)")
-    path = Path(text).expanduser()
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # "~nobody/x": no such user, so no home folder
+        raise InputError(f"{text}: no such user's home folder") from None
     if path.is_absolute():
         return path
     started_in = Path(os.environ.get("PWD", Path.cwd()))

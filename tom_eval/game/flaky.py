@@ -35,8 +35,21 @@ from tenacity import wait_fixed
 from tenacity.wait import WaitBaseT
 
 from tom_eval.game.players import POLICIES, ReferencePlayer
-from tom_eval.providers.base import Arg, LocalProvider, Reply, a_seed, at_least, number, whole
+from tom_eval.providers.base import (
+    LONGEST_WAIT,
+    Arg,
+    LocalProvider,
+    Reply,
+    a_seed,
+    at_least,
+    between,
+    number,
+    whole,
+)
 from tom_eval.refusal import refused
+
+WRAPPED_POLICIES = tuple(policy for policy in POLICIES if policy != "bounded")
+"""The players tom/flaky can wrap: not bounded, whose -M memory is not tom/flaky's to take."""
 
 
 class InjectedFault(Exception):
@@ -55,15 +68,17 @@ class FlakyPlayer(LocalProvider):
     PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
         "player": Arg(
-            "oracle", allowed=lambda name: name in POLICIES, rule=f"one of {', '.join(POLICIES)}"
+            "oracle",
+            allowed=lambda name: name in WRAPPED_POLICIES,
+            rule=f"one of {', '.join(WRAPPED_POLICIES)}",
         ),
         "error_rate": Arg(0.0, number, **at_least(0)),
         "timeout_rate": Arg(0.0, number, **at_least(0)),
         "max_faults": Arg(2, whole, **at_least(0)),
-        "hang": Arg(60.0, number, **at_least(0)),
-        "backoff": Arg(None, number, **at_least(0)),
+        "hang": Arg(60.0, number, **between(0, LONGEST_WAIT)),
+        "backoff": Arg(None, number, **between(0, LONGEST_WAIT)),
         "seed": Arg(0, whole, **a_seed()),
-        "latency": Arg(0.0, number, **at_least(0)),
+        "latency": Arg(0.0, number, **between(0, LONGEST_WAIT)),
     }
     player: str
     error_rate: float

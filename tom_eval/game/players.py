@@ -45,7 +45,17 @@ from tom_eval.game.prompts import (
 )
 from tom_eval.game.rules import always_truthful_to
 from tom_eval.game.world import NOTHING, SELF, Enter, Leave
-from tom_eval.providers.base import Arg, LocalProvider, Reply, a_seed, at_least, number, whole
+from tom_eval.providers.base import (
+    LONGEST_WAIT,
+    Arg,
+    LocalProvider,
+    Reply,
+    a_seed,
+    at_least,
+    between,
+    number,
+    whole,
+)
 from tom_eval.refusal import refused
 
 
@@ -204,7 +214,7 @@ class ReferencePlayer(LocalProvider):
 
     PLAYS = ("tom",)
     ARGS: ClassVar[Mapping[str, Arg]] = {
-        "latency": Arg(0.0, number, **at_least(0)),
+        "latency": Arg(0.0, number, **between(0, LONGEST_WAIT)),
         "seed": Arg(0, whole, **a_seed()),
         "memory": Arg(None, whole, only="tom/bounded", **at_least(1)),
     }

@@ -104,6 +104,11 @@ class Arg:
     args are listed."""
 
 
+LONGEST_WAIT = 86_400
+"""The longest a simulated call may wait, in seconds (a day): `-M latency=1e308` is finite
+but would wait for ever."""
+
+
 def at_least(minimum: float) -> dict[str, Any]:
     """`Arg(..., **at_least(1))`: the value must be `minimum` or more."""
     return {"allowed": lambda value: value >= minimum, "rule": f"at least {minimum:g}"}
@@ -140,6 +145,9 @@ def read_args(
         raise refused(f"{provider}: unknown model arg '{next(iter(rest))}' (takes: {takes})")
     values = {}
     for name, arg in declared.items():
+        if name in given and given[name] is None:
+            # An empty `-M name=`, as an unset shell variable makes: not the default.
+            raise refused(f"{provider}: -M {name} must have a value: leave it out for its default")
         value = given.get(name, arg.default)
         values[name] = None if value is None else _read(provider, name, arg, value)
     return values, rest

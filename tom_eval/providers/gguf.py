@@ -20,6 +20,7 @@ import hashlib
 import importlib.util
 from collections.abc import Mapping
 from functools import lru_cache
+from inspect import signature
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,16 +62,38 @@ MIN_CONTEXT = 256
 MAX_THREADS = 512
 """llama.cpp's most threads (ggml's GGML_MAX_N_THREADS)."""
 INT32_MAX = 2**31 - 1
-"""The largest context and slot count llama.cpp's parameters (C ints) hold."""
+"""The largest context llama.cpp's parameters (C ints) hold."""
+MAX_SLOTS = 512
+"""The most requests llama.cpp serves at once (`parallel`): it starts a thread for each, and
+100,000 ended in a crash (std::system_error)."""
 CLIENT_TIMEOUT = 3600.0
 """Seconds a call may take: llama.cpp's own read and write timeout. A local call that is slow
 is slow because the CPU is shared, and re-sending it only runs it again."""
 
 
+@lru_cache(maxsize=1)
+def _client_arguments() -> frozenset[str]:
+    """What Inspect's OpenAI-compatible provider takes, itself or for the OpenAI client."""
+    from openai import AsyncOpenAI
+
+    names = {*signature(OpenAICompatibleAPI.__init__).parameters}
+    names |= {*signature(AsyncOpenAI.__init__).parameters}
+    # What this provider sets itself, and the clients' private arguments, are not the user's.
+    ours = {"self", "model_args", "model_name", "base_url", "api_key", "config", "service"}
+    return frozenset(
+        name
+        for name in names | {"responses_phase", "http_client"}
+        if name not in ours | {"timeout"} and not name.startswith("_")
+    )
+
+
 def model_file(name: str, model_path: str | None = None) -> Path:
     """The GGUF file for `gguf/<name>`; PrerequisiteError (one line) if it is missing."""
     if model_path:
-        path = Path(model_path).expanduser()
+        try:
+            path = Path(model_path).expanduser()
+        except RuntimeError:  # "~nobody/x.gguf": no such user
+            raise refused(f"gguf/{name}: no such user's home folder in {model_path}") from None
         if not path.is_file():
             raise refused(f"gguf/{name}: no model file at {path}")
         return path
@@ -145,7 +168,7 @@ class GGUFAPI(OpenAICompatibleAPI):
         "model_path": Arg(None),
         "context_size": Arg(4096, whole, **between(MIN_CONTEXT, INT32_MAX)),
         "threads": Arg(THREADS, whole, **between(1, MAX_THREADS)),
-        "parallel": Arg(PARALLEL, whole, **between(1, INT32_MAX)),
+        "parallel": Arg(PARALLEL, whole, **between(1, MAX_SLOTS)),
     }
 
     def __init__(
@@ -163,6 +186,12 @@ class GGUFAPI(OpenAICompatibleAPI):
             raise refused(message) from None
         # Args not ours go on to Inspect's OpenAI-compatible client.
         knobs, client_args = read_args(f"gguf/{model_name}", self.ARGS, model_args, strict=False)
+        unknown = [name for name in client_args if name not in _client_arguments()]
+        if unknown:  # the OpenAI client would end in a TypeError
+            raise refused(
+                f"gguf/{model_name}: unknown model arg '{unknown[0]}' (takes: "
+                f"{', '.join(self.ARGS)}, or an argument of Inspect's OpenAI-compatible client)"
+            )
         self.parallel: int = knobs["parallel"]
         self.server: Any = None
         address = "http://127.0.0.1:1"

@@ -124,6 +124,15 @@ def write_progress(path: Path, done: int, total: int) -> None:
     write_atomically(path, json.dumps({"done": done, "total": total, "time": time.time()}))
 
 
+def is_progress_file(path: Path) -> bool:
+    """Whether `path` holds what `write_progress` writes, so an export may replace it."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, *READ_ERRORS):
+        return False
+    return isinstance(data, dict) and set(data) == {"done", "total", "time"}
+
+
 def _progress(path: Path) -> tuple[int, int]:
     try:
         data = json.loads(path.read_text())
