@@ -74,15 +74,6 @@ def test_local_files_and_unknown_names(tmp_path: Path) -> None:
         gguf.model_file("llama")
 
 
-@pytest.mark.parametrize(
-    ("name", "value", "rule"),
-    [
-        ("context_size", 10**11, "from 256 to 2,147,483,647"),
-        ("parallel", 100_000, "from 1 to 512"),
-        ("threads", 513, "from 1 to 512"),
-        ("threads", 0, "from 1 to 512"),
-    ],
-)
 def test_an_argument_neither_ours_nor_the_clients_is_refused_before_any_server_starts() -> None:
     # Passed on, it ended in the OpenAI client's TypeError.
     with pytest.raises(PrerequisiteError) as raised:
@@ -92,6 +83,15 @@ def test_an_argument_neither_ours_nor_the_clients_is_refused_before_any_server_s
         gguf.model_file("tiny", "~nobody-of-this-name/x.gguf")
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "rule"),
+    [
+        ("context_size", 10**11, "from 256 to 2,147,483,647"),
+        ("parallel", 100_000, "from 1 to 512"),
+        ("threads", 513, "from 1 to 512"),
+        ("threads", 0, "from 1 to 512"),
+    ],
+)
 def test_model_args_llama_cpp_cannot_hold_are_one_line(name: str, value: int, rule: str) -> None:
     # Beyond a C int (or ggml's 512 threads) llama.cpp's parameters overflowed in a traceback.
     with pytest.raises(PrerequisiteError) as raised:
@@ -242,6 +242,17 @@ def test_a_request_beyond_the_context_stops_the_run_in_one_line(tmp_path: Path) 
     assert refused.returncode == 1
     said = [line for line in (refused.stdout + refused.stderr).splitlines() if line.strip()]
     assert said == ["gguf/smollm2: -M context_size must be from 256 to 2,147,483,647, not 255"]
+
+
+@pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)
+def test_no_room_to_write_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    """`--max-tokens -5` was llama.cpp's refusal in a traceback a sample, and exit 0."""
+    command = [INSPECT, "eval", "tasks/tom.py", "--model", "gguf/smollm2", "--limit", "1"]
+    command += ["--log-dir", str(tmp_path), "--display", "plain", "--max-tokens", "-5"]
+    run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 1 and "Traceback" not in run.stdout + run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.endswith("gguf/smollm2: --max-tokens must be 1 or more, not -5")
 
 
 @pytest.mark.skipif(not LOCAL_MODEL, reason=NEEDS_LOCAL_MODEL)

@@ -225,6 +225,11 @@ class GGUFAPI(OpenAICompatibleAPI):
         the run stops in one line that says so (llama.cpp would refuse every longer one)."""
         from openai import APIStatusError  # present: the client above is openai's
 
+        if config.max_tokens is not None and config.max_tokens < 1 and sample_active() is not None:
+            # llama.cpp refuses it at every call (a traceback a sample); 0 would write nothing.
+            await stop_eval(
+                f"gguf/{self.model_name}: --max-tokens must be 1 or more, not {config.max_tokens}"
+            )
         result = await super().generate(input, tools, tool_choice, REPEATABLE.merge(config))
         output = result[0] if isinstance(result, tuple) else result
         body = output.body if isinstance(output, APIStatusError) else None
