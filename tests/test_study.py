@@ -621,10 +621,16 @@ def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "Traceback" not in run.stdout + run.stderr
     assert "hooks enabled" not in run.stdout
-    assert run.stderr.splitlines() == [
-        f"tom-eval: error: {out}: the replay failed for p2 (their logs are in {out / 'failed'}); "
-        "the other participants' logs are written"
-    ]
+    [line] = run.stderr.splitlines()
+    assert re.fullmatch(
+        re.escape(f"tom-eval: error: {out}: the replay failed for p2 (tom/human: sample ")
+        + r"\S+ step \d differs from what the participant was shown \(were the study's task "
+        + re.escape(
+            f"parameters or scenario file changed?)) (their logs are in {out / 'failed'}); "
+            "the other participants' logs are written"
+        ),
+        line,
+    ), line
     [good] = [read_eval_log(str(path)) for path in out.glob("*.eval")]
     assert metadata(good)["participant"] == "p1"
     [bad] = [read_eval_log(str(path)) for path in (out / "failed").glob("*.eval")]

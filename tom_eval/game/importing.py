@@ -32,7 +32,7 @@ from tom_eval.errors import InputError, all_logs, refuse_unless_regular
 from tom_eval.files import writable_folder
 from tom_eval.game.recorded_runs import RecordedRun, RecordedTrial, read_runs
 from tom_eval.game.scenario_file import read_scenarios
-from tom_eval.providers.base import Arg, LocalProvider, Reply, yes_no
+from tom_eval.providers.base import Arg, LocalProvider, Reply, stop_eval, yes_no
 
 REFERENCE_SCENARIOS = "scenarios_standardized.json"
 TASK = "tom_eval/tom"
@@ -51,6 +51,10 @@ class ReplayPlayer(LocalProvider):
 
     async def reply(self, input: list[ChatMessage], config: GenerateConfig) -> Reply:
         active = sample_active()
+        if not self.trials and active is not None:  # `inspect eval --model reference/...`
+            await stop_eval(
+                f"{self.name}: replays a recorded run only through tom-eval import-runs"
+            )
         trial = self.trials.get(str(active.sample.id)) if active else None
         if trial is None:
             raise RuntimeError(f"{self.name}: no recorded reply for this sample")

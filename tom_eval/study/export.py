@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -27,6 +28,7 @@ from pathlib import Path
 from inspect_ai import Task, task_with
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset
+from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 from inspect_ai.solver import TaskState
 
@@ -157,10 +159,27 @@ def _replay(
     for replay, log in zip(chosen, logs, strict=True):
         if log.status != "success":
             (out / "failed").mkdir(exist_ok=True)
+            why = _why_failed(log)  # before the move: Inspect reads a log's samples lazily
             location = Path(log.location)
             location.rename(out / "failed" / location.name)
-            failed.append(replay.participant.participant)
+            failed.append(f"{replay.participant.participant} ({why})")
     return failed
+
+
+_REPR = re.compile(r"\w+\((?P<quote>['\"])(?P<text>.*)(?P=quote)\)", re.DOTALL)
+
+
+def _why_failed(log: EvalLog) -> str:
+    """The first line of what stopped a replay: the run's error, else a sample's ("tom/human:
+    sample 1-0A-r1 step 1 differs from what the participant was shown (...)")."""
+    errors = [log.error] if log.error else []
+    errors += [sample.error for sample in log.samples or [] if sample.error]
+    if not errors:
+        return f"the run ended {log.status}"
+    message = errors[0].message.strip()
+    # Inspect keeps the exception's repr: RuntimeError("tom/human: ...").
+    quoted = _REPR.fullmatch(message)
+    return (quoted.group("text") if quoted else message).split("\n")[0] or "no message"
 
 
 class Counter:
