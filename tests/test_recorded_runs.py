@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log
 
-from conftest import REFERENCE_SCENARIOS, SHARED, require_shared
+from conftest import REFERENCE_SCENARIOS, ROOT, SHARED, require_shared
 from tom_eval.cli import main
 from tom_eval.errors import InputError
 from tom_eval.game import importing
@@ -374,3 +375,17 @@ def test_a_scenario_file_read_again_by_the_replay_must_be_a_regular_file(
         "scenarios: not a regular file; each run's replay reads it again" in capsys.readouterr().err
     )
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_replayed_run_outside_the_importer_stops_in_one_line(tmp_path: Path) -> None:
+    """`inspect eval --model reference/<model>` has no replies to replay: it was a traceback
+    a sample and exit 0."""
+    command = [sys.executable, "-m", "inspect_ai", "eval", "tasks/tom.py", "--limit", "2"]
+    command += ["--model", "reference/some-model", "--log-dir", str(tmp_path), "--display", "plain"]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "Traceback" not in run.stdout + run.stderr
+    assert (
+        run.stderr.strip()
+        .splitlines()[-1]
+        .endswith("reference/some-model: replays a recorded run only through tom-eval import-runs")
+    )
