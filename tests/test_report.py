@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import re
@@ -480,6 +481,24 @@ def test_runs_at_two_temperatures_are_two_runs(
     summary = pd.read_csv(tmp_path / "out" / "summary.csv")
     assert sorted(summary["model_settings"]) == ["temperature=0.0", "temperature=1.0"]
     assert summary["N"].tolist() == [4, 4]
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PIL's "No space left on device" from a chart was a traceback."""
+    folder = tmp_path / "logs"
+    pass_always(folder, "7")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("matplotlib.figure.Figure.savefig", full)
+    out = tmp_path / "out"
+    assert main(["report", str(folder), "--out", str(out), "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == f"tom-eval: error: {out}: cannot write the report (No space left on device)"
+    assert not out.exists()
 
 
 def test_reasoning_csv_has_its_header_when_no_run_reasons(tmp_path: Path) -> None:

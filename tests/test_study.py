@@ -26,7 +26,7 @@ from tom_eval.cli import main, served_addresses
 from tom_eval.errors import InputError
 from tom_eval.game.players import respond
 from tom_eval.study.app import StudySettings, create_app, next_step
-from tom_eval.study.design import StudyDesign, open_design
+from tom_eval.study.design import STORIES_FILE, StudyDesign, existing_design, open_design
 from tom_eval.study.export import export
 from tom_eval.study.store import Store
 from tom_eval.task_args import NOT_GIVEN
@@ -124,6 +124,23 @@ def test_a_study_keeps_the_parameters_it_was_created_with(tmp_path: Path) -> Non
     with pytest.raises(InputError, match="response_format must be one of"):
         open_design(tmp_path / "other", {"response_format": "essay"})
     assert not (tmp_path / "other").exists()
+
+
+def test_a_study_whose_scenario_file_was_edited_is_refused(tmp_path: Path) -> None:
+    """Participants who played the old stories would be shown others under the same ids."""
+    scenarios = tmp_path / "s.jsonl"
+    generate = ["generate", "--ids", "12", "--extras", "0A", "--reps", "1", "--out", str(scenarios)]
+    assert main(generate) == 0
+    data = tmp_path / "study"
+    open_design(data, {"scenario_file": str(scenarios)})
+    assert main([*generate, "--seed", "9"]) == 0
+    with pytest.raises(InputError, match="the study's stories changed since it was created"):
+        open_design(data, {"scenario_file": str(scenarios)})
+    with pytest.raises(InputError, match="the study's stories changed"):
+        existing_design(data)  # as an export reads it
+    # A study saved before the digest opens as before.
+    (data / STORIES_FILE).unlink()
+    assert open_design(data, {"scenario_file": str(scenarios)}).samples
 
 
 def test_a_design_saved_with_null_for_a_parameter_left_out_still_opens(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ moving in lists both reports' files, which the next report clears.
 from __future__ import annotations
 
 import contextlib
+import errno
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -59,11 +60,20 @@ def write_report(
             with damage_named(evals["log"]):
                 _write_sections(evals, sections, context)
             _move_in(staging, out)
+        except OSError as error:
+            if error.errno not in FULL_OR_CLOSED:
+                raise
+            # A chart or table that cannot be written (PIL's and pandas' own errors).
+            raise InputError(f"{out}: cannot write the report ({error.strerror})") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     finally:
         _remove_empty(made)
     return out / "report.md", context.warnings
+
+
+FULL_OR_CLOSED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+"""Write errors of the place the report goes (a full disk, a quota, a read-only one)."""
 
 
 def _remove_empty(made: list[Path]) -> None:

@@ -4,6 +4,7 @@ samples they give, built by tasks/tom.py itself so the study and its logs share 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,6 +25,9 @@ from tom_eval.json_fields import load_json
 from tom_eval.task_args import NOT_GIVEN
 
 DESIGN_FILE = "study.json"
+STORIES_FILE = "stories.sha256"
+"""A digest of the stories a study plays, saved with its design: a scenario file edited
+after participants played would show them other stories under the same ids."""
 TASK_DEFAULTS: dict[str, Any] = {
     "ids": "all",
     "extras": "0A,0B,1A,1B",
@@ -95,7 +99,12 @@ class StudyDesign:
             trial_seed(int(self.task_args["seed"]), sample_id, EPOCH),
         )
 
+    def stories_digest(self) -> str:
+        stories = json.dumps(_stories(self), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(stories.encode("utf-8", "surrogatepass")).hexdigest()
+
     def save(self, data_dir: Path) -> None:
+        write_atomically(data_dir / STORIES_FILE, self.stories_digest() + "\n")
         write_atomically(data_dir / DESIGN_FILE, json.dumps(self.task_args, indent=2) + "\n")
 
     @classmethod
@@ -123,6 +132,13 @@ class StudyDesign:
             _ = design.samples
         except InputError as error:
             raise InputError(f"{path}: {error}") from None
+        saved = data_dir / STORIES_FILE
+        # A study saved before the digest has none to compare.
+        if saved.is_file() and saved.read_text().strip() != design.stories_digest():
+            raise InputError(
+                f"{data_dir}: the study's stories changed since it was created (was its "
+                "scenario file edited?); give the file back as it was, or use a new --data-dir"
+            )
         return design
 
 
