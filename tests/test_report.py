@@ -483,6 +483,19 @@ def test_runs_at_two_temperatures_are_two_runs(
     assert summary["N"].tolist() == [4, 4]
 
 
+def test_a_run_pooling_logs_of_two_task_versions_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    pass_always(folder, "7")
+    (log,) = folder.glob("*.eval")
+    older = read_eval_log(str(log))
+    older.eval.task_version, older.eval.eval_id = "6-A", "older-version-of-the-run"
+    write_eval_log(older, str(folder / "older.eval"))
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "pools logs of task versions 6-A, 7-A;" in capsys.readouterr().err
+
+
 def test_a_full_disk_is_one_line_and_leaves_no_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

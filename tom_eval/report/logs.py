@@ -333,7 +333,24 @@ def once_per_sample(
         )
     kept: pd.DataFrame = frame.drop(index=sessions.index[repeated])
     _warn_uneven_epochs(ranked.loc[kept.index], warnings)
+    _warn_mixed_versions(evals, warnings)
     return kept
+
+
+def _warn_mixed_versions(evals: pd.DataFrame, warnings: list[str]) -> None:
+    """A run whose logs were written by different versions of its task is pooled all the
+    same (one run, as its settings say): said, since a reader of one version may score a
+    reply otherwise than another's (README, "Changelog")."""
+    if "task_version" not in evals:
+        return
+    versions = evals.groupby("run", sort=True)["task_version"].unique()
+    for run, found in versions.items():
+        if len(found) > 1:
+            listed = ", ".join(sorted(map(str, found)))
+            warnings.append(
+                f"{run}: pools logs of task versions {listed}; a reply may be scored "
+                "otherwise by each (see the README's Changelog)"
+            )
 
 
 def _warn_uneven_epochs(ranked: pd.DataFrame, warnings: list[str]) -> None:
