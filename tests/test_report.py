@@ -514,6 +514,18 @@ def test_a_full_disk_is_one_line_and_leaves_no_report(
     assert not out.exists()
 
 
+def test_the_gratuitous_lie_rate_counts_the_trials_where_an_opponent_believes_falsely(
+    tmp_path: Path,
+) -> None:
+    """In Id 30 the answering opponent believes something false in every Extra; in Id 7
+    nobody does."""
+    folder = tmp_path / "logs"
+    pass_always(folder, "7,30")
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    (row,) = pd.read_csv(tmp_path / "out" / "summary.csv").to_dict("records")
+    assert (row["N"], row["gratuitous_lie_n"], row["gratuitous_lie_rate"]) == (8, 4, 0.0)
+
+
 def test_reasoning_csv_has_its_header_when_no_run_reasons(tmp_path: Path) -> None:
     """An empty table is still a table: pandas can read it, and it names its columns."""
     folder = tmp_path / "logs"

@@ -97,7 +97,8 @@ def _refuse_overwriting_inputs(out: Path, *inputs: Path) -> None:
     """`--out` must not be a file the command reads (`--out scenarios/spec.csv` would replace
     the shipped table with scenarios)."""
     for given in inputs:
-        if out.resolve() == given.resolve():
+        # realpath, not resolve: a symbolic link to itself is the writer's to refuse.
+        if os.path.realpath(out) == os.path.realpath(given):
             raise InputError(f"--out {out}: is the input file {given}; give another name")
 
 
@@ -321,10 +322,11 @@ def _check_progress_file(path: Path, data_dir: Path, out: Path) -> None:
     from tom_eval.files import file_to_write, writable_file
     from tom_eval.study.background import EXPORTS, is_progress_file
 
-    target = file_to_write(path).resolve()
+    target = Path(os.path.realpath(file_to_write(path)))
 
     def within(folder: Path) -> bool:
-        return target == folder.resolve() or folder.resolve() in target.parents
+        real = Path(os.path.realpath(folder))
+        return target == real or real in target.parents
 
     if within(out):
         raise InputError(f"--progress {path}: is inside --out; give a file outside it")

@@ -256,7 +256,9 @@ _HEDGE_BEFORE = re.compile(
     r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
     _FLAGS,
 )
-_CLAUSE_END = re.compile(r"[.,;:!?()\[\]]|\b(?:but|so|therefore|thus|hence|and|then)\b", _FLAGS)
+_JOINING = r"but|so|therefore|thus|hence|and|then"
+"""Words that open a new clause."""
+_CLAUSE_END = re.compile(rf"[.,;:!?()\[\]]|\b(?:{_JOINING})\b", _FLAGS)
 _REVISION = re.compile(rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS)
 """A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
 _CLAUSE_BREAK = re.compile(
@@ -312,20 +314,17 @@ _DENIED = re.compile(
 apple", "no longer holds the apple", "I don't think it's the apple", "I doubt it's the
 apple"; not a hedge ("not sure but the apple"), what did not happen to it ("Bob didn't move
 the apple") or what another player does not think ("she doesn't think the apple is there")."""
+_IN_A_CONTAINER = rf"in(?:side)?\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b"
 _ABSENT = re.compile(
     r"(?:'s|\s+(?:is|are|was|were))?(?:\s+not|n't|\s+no\s+longer)\s+"
-    rf"(?:any\s*more\b|there\b|in(?:side)?\s+(?:it\b|(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b))"
+    rf"(?:any\s*more\b|there\b|in(?:side)?\s+it\b|{_IN_A_CONTAINER})"
     r"|\s*\?\s*(?:no|nope|not\s+any\s*more|no\s+longer)(?:[,.!]|\s*$)",
     _FLAGS,
 )
 """What after an item says it is not there: "the apple isn't in the box", "is not there any
 more", "The apple? No."; in another container it may be what this one holds."""
-_IN_CONTAINER = re.compile(
-    rf"\s+in(?:side)?\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b", _FLAGS
-)
-_CLAUSE = re.compile(
-    r"[.,;!?()\[\]\n]|\b(?:but|so|therefore|thus|hence|and|then|since|because|while)\b", _FLAGS
-)
+_IN_CONTAINER = re.compile(rf"\s+{_IN_A_CONTAINER}", _FLAGS)
+_CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
 """Where a clause ends, for the container it speaks of ("- Bag: no apple" keeps its label)."""
 _MOVED_BEFORE = re.compile(
     r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
@@ -1056,7 +1055,7 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         statements = [
             (clause, found) for clause in clauses if (found := _CONTAINER_STATEMENT.match(clause))
         ]
-        if not statements or statements[0][0] is not clauses[0]:
+        if not statements or statements[0][0] != clauses[0]:
             return None
         # The statement's own clause ("so the box is empty, and the basket has the apple"),
         # or a later one about the container asked of ("so the basket has the apple and the
