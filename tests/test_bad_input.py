@@ -5,6 +5,7 @@ first, then those handled before."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -14,16 +15,22 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import closing, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from test_scenario_file import reference_like
 
 from conftest import ROOT
+from tasks.coherence import coherence
+from tasks.false_belief import false_belief
+from tasks.knp import knp
+from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.files import write_atomically
 from tom_eval.game.generation import generate
@@ -631,6 +638,52 @@ CASES = [
         "is on both sides of --compare (1 log(s) are)",
         ("r",),
     ),
+    *(
+        Case(
+            f"report, a {task} log edited to hold {where} '{key}' {value!r}",
+            lambda d, task=task, where=where, key=key, value=value: [
+                "report",
+                str(edited_log(d, task, where, key, value)),
+                "--out",
+                "report",
+                "--quiet",
+            ],
+            f"epoch 1: {where} '{key}' is {shown}, not {kind}",
+            ("report",),
+        )
+        for task, where, key, value, shown, kind in (
+            ("tom", "score", "optimal", "yes", '"yes"', "a number from 0 to 1"),
+            ("tom", "score", "optimal", 2.5, "2.5", "a number from 0 to 1"),
+            ("tom", "score", "regret", "x", '"x"', "a number or null"),
+            ("tom", "metadata", "id", "twelve", '"twelve"', "an integer"),
+            ("tom", "metadata", "ect", None, "null", "an integer"),
+            ("tom", "metadata", "answerer", None, "null", "one of A, B, C, D"),
+            (
+                "tom",
+                "metadata",
+                "expected_action",
+                "Jump",
+                '"Jump"',
+                "one of Pass, Ask Teammate, Tell Teammate",
+            ),
+            ("tom", "metadata", "extra", "2C", '"2C"', "one of 0A, 0B, 1A, 1B"),
+            ("tom", "metadata", "story", "x", '"x"', "a JSON object"),
+            ("game", "score", "win", 2, "2", "a number from 0 to 1"),
+            (
+                "game",
+                "score metadata",
+                "a_turns",
+                [{"number": "x"}],
+                '[{"number": "x"}]',
+                "a list of A's turns",
+            ),
+            ("false_belief", "score metadata", "prompts", "x", '"x"', "a list of JSON objects"),
+            ("coherence", "score", "read", "x", '"x"', "a number from 0 to 1"),
+            ("coherence", "score metadata", "item_id", "x", '"x"', "the id of an item"),
+            ("coherence", "score metadata", "distribution", [1], "[1]", "an object of answers'"),
+            ("knp", "score", "accuracy", 1.5, "1.5", "a number from 0 to 1"),
+        )
+    ),
     Case(
         "false-belief-items, ten million tasks",
         lambda d: ["false-belief-items", "--contents", "10000000", "--out", "items.jsonl"],
@@ -809,21 +862,52 @@ def rewritten_design(data: Path, text: str) -> Path:
     return data
 
 
-_LOGS: list[Path] = []
+_LOGS: dict[str, Path] = {}
+RUNS: dict[str, tuple[Callable[..., Task], str, dict[str, object], int | None]] = {
+    "tom": (tom, "tom/oracle", {"ids": 12, "reps": 1}, None),
+    "game": (tom, "tom/oracle", {"mode": "game"}, 1),
+    "false_belief": (false_belief, "tom/belief-oracle", {}, 1),
+    "coherence": (coherence, "tom/rational", {}, 1),
+    "knp": (knp, "tom/gold", {"data_dir": str(ROOT / "tests/fixtures/knowledge")}, 1),
+}
+"""Each task's run for the cases that need a real log of it: short, and offline."""
 
 
-def logs(working: Path) -> Path:
-    """A folder with one real log of the game (made once, copied for each case)."""
-    if not _LOGS:
-        made = working.parent / "shared-logs"
-        command = [sys.executable, "-m", "inspect_ai", "eval", "tasks/tom.py", "--model"]
-        command += ["tom/oracle", "-T", "ids=12", "-T", "reps=1", "--log-dir", str(made)]
-        subprocess.run([*command, "--display", "none"], cwd=ROOT, check=True, capture_output=True)
-        _LOGS.append(made)
+def logs(working: Path, task: str = "tom") -> Path:
+    """A folder with one real log of the task (made once, copied for each case)."""
+    if task not in _LOGS:
+        task_function, model, arguments, limit = RUNS[task]
+        made = working.parent / f"{task}-logs"
+        # Inspect's banner, printed as the session's first model is made, is not the case's.
+        with redirect_stdout(io.StringIO()):
+            [log] = inspect_eval(
+                task_function(**arguments),
+                model=model,
+                limit=limit,
+                log_dir=str(made),
+                display="none",
+            )
+        assert log.status == "success", log.error
+        _LOGS[task] = made
     copy = folder(working / "logs")
-    for log in _LOGS[0].iterdir():
+    for log in _LOGS[task].iterdir():
         (copy / log.name).write_bytes(log.read_bytes())
     return copy
+
+
+def edited_log(working: Path, task: str, where: str, key: str, value: object) -> Path:
+    """The task's log with one value of every sample's metadata, score or score metadata
+    changed, as a hand edit would."""
+    (log,) = logs(working, task).iterdir()
+    edited = read_eval_log(str(log))
+    for sample in edited.samples or []:
+        assert sample.scores is not None
+        (score,) = sample.scores.values()
+        values = {"metadata": sample.metadata, "score": score.value}.get(where, score.metadata)
+        assert isinstance(values, dict)
+        values[key] = value
+    write_eval_log(edited, str(log))
+    return log
 
 
 def renamed_json_log(working: Path) -> Path:

@@ -35,6 +35,7 @@ from tasks.false_belief import false_belief
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.errors import InputError
+from tom_eval.game.analysis import feature_comparison
 from tom_eval.game.players import respond
 from tom_eval.registry import report_sections
 from tom_eval.report.logs import (
@@ -444,6 +445,26 @@ def test_a_run_repeated_as_it_was_counts_once(
     summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("setting")
     assert summary.loc["choice, ids=7,8, reps=1", "N"] == 8
     assert summary.loc["choice, ids=7-9, reps=1", "N"] == 12
+
+
+def test_a_copy_of_a_log_is_named_as_a_copy(
+    logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """inspect_ai.analysis reads one file of an eval id: the other was called a JSON log
+    renamed from Inspect's name."""
+    original = next(logs.glob("*.eval"))
+    copied = tmp_path / "backup" / original.name
+    copied.parent.mkdir()
+    shutil.copy(original, copied)
+    assert (
+        main(["report", str(original), str(copied), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    )
+    [warning] = [line for line in capsys.readouterr().err.splitlines() if "copy" in line]
+    assert re.fullmatch(
+        r"tom-eval: warning: \S+: a copy of \S+ \(the same eval id\); skipped, so each sample "
+        "counts once",
+        warning,
+    ), warning
 
 
 def test_one_setting_written_two_ways_is_one_run(
@@ -1404,3 +1425,38 @@ def test_runs_of_one_extra_each_draw_no_load_effects(tmp_path: Path) -> None:
     assert main(["report", str(tmp_path / "logs"), "--out", str(out), "--quiet"]) == 0
     assert not list(out.glob("load_effects_*.png"))
     assert "Load effects" not in (out / "report.md").read_text()
+
+
+def test_a_feature_the_same_in_every_trial_is_named_not_tabled() -> None:
+    """Over the default scenarios A never misses every put: a row of 0 and 0 with p = 1
+    would read as a feature tested and found to make no difference."""
+    def story(actor: str) -> dict[str, Any]:
+        return {"present_initially": ["A", "B"], "events": [{"type": "put", "actor": actor}]}
+
+    trials = pd.DataFrame(
+        {
+            "optimal": [1.0, 0.0, 1.0],
+            "story": [story("B"), story("C"), story("C")],
+            "answerer_role": ["Self"] * 3,
+            "label_self": ["Knows X"] * 3,
+            "label_teammate": ["Knows Truth", "Unknown", "Unknown"],
+            "label_opponent": ["Unknown"] * 3,
+            "ect": [1, 2, 3],
+            "visible_events": [1, 2, 3],
+        }
+    )
+    table, constant = feature_comparison(trials)
+    assert constant == [
+        "self never saw a put",
+        "teammate left before self",
+        "answerer Self",
+        "self Knows X",
+        "opponent Unknown",
+    ]
+    assert list(table["feature"]) == [
+        "teammate put or moved",
+        "teammate Knows Truth",
+        "teammate Unknown",
+        "ect (mean)",
+        "visible_events (mean)",
+    ]

@@ -3,6 +3,7 @@ pages and their safety checks (Flask's test client), and export to Inspect logs.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import sqlite3
@@ -20,6 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log._recorders.eval import ZipLogFile
 
 from conftest import ROOT, played_turn
 from tom_eval.cli import main, served_addresses
@@ -652,6 +654,33 @@ def test_a_replay_that_fails_keeps_the_others_and_names_the_failed(
     assert metadata(good)["participant"] == "p1"
     [bad] = [read_eval_log(str(path)) for path in (out / "failed").glob("*.eval")]
     assert bad.status == "error" and metadata(bad)["participant"] == "p2"
+
+
+def test_an_export_onto_a_full_disk_writes_nothing_and_says_so(
+    study: tuple[Flask, StudyDesign, Store], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, design, store = study
+    play_out(start(app, "p1"), design, store, "p1", "oracle")
+    play_out(start(app, "p2"), design, store, "p2", "oracle")
+    written: list[str] = []
+    write = ZipLogFile._zip_writestr
+
+    def full(log: ZipLogFile, filename: str, data: object) -> None:
+        # The disk fills as the second participant's log is written.
+        written.append(log._file)
+        if len(set(written)) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        write(log, filename, data)
+
+    monkeypatch.setattr(ZipLogFile, "_zip_writestr", full)
+    out = tmp_path / "exported"
+    # Not "the replay failed for p2", with p2's cut log in out/failed: the disk is at fault.
+    with pytest.raises(InputError) as refused:
+        export(tmp_path, out)
+    assert str(refused.value) == (
+        f"{out}: cannot write the participants' logs (No space left on device); nothing is exported"
+    )
+    assert not out.exists() and not list(tmp_path.glob(".exported*"))
 
 
 def test_a_second_export_does_not_count_anyone_twice(

@@ -83,6 +83,15 @@ def test_a_file_in_the_home_folder_of_no_user_is_one_line() -> None:
         ({"reps": True}, "reps must be a whole number of 1 or more, not 'true'$"),
         ({"lineup": None}, "lineup must have a value, not nothing"),
         ({"scenario_file": ["a", "b"]}, "scenario_file must be a file name, not"),
+        # -T scenario_file=123: YAML's number, which may not be the name typed (0123 is 83).
+        (
+            {"scenario_file": 123},
+            r"scenario_file: YAML reads '123' as a number, not a file name; write the name "
+            r"as a path \(\./123\) or in quotes",
+        ),
+        # -T extras=[0A,~]: YAML's null is shown as YAML writes it, not as Python's NONE.
+        ({"extras": ["0A", None]}, r"unknown Extra 'null' \(allowed"),
+        ({"extras": "0A,2c"}, r"unknown Extra '2c' \(allowed"),
         ({"lose": "maybe"}, "lose must be true or false, not 'maybe'"),
         ({"extras": []}, "extras: none given"),
         ({"extras": None}, "extras: none given"),

@@ -4,11 +4,16 @@ at all, with the user's usual file mode, and any problem one InputError naming t
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 from tom_eval.errors import InputError
+
+FULL_OR_CLOSED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+"""Write errors of the place the output goes (a full disk, a quota, a read-only one): the
+user's to fix, so one line, not a traceback."""
 
 
 def usual_mode() -> int:

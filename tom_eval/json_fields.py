@@ -28,7 +28,9 @@ def fits_int64(number: int) -> bool:
 def yaml_text(value: object) -> str:
     """A value YAML read, as text near what was written: YAML reads `true`, `yes` and `on`
     as True (and `false`, `no`, `off` as False), which an error shows as `true` (`false`),
-    not Python's `True`."""
+    not Python's `True`; and `~` or `null` as None, which an error shows as `null`."""
+    if value is None:
+        return "null"
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 

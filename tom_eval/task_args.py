@@ -205,6 +205,14 @@ def file_name(name: str, value: object, kind: str = "file") -> str | None:
     given = optional(name, value)
     if given is None:
         return None
+    if isinstance(given, bool | int | float):
+        # `-T scenario_file=123`: YAML reads it as a number (0123 as 83), so it cannot be
+        # taken back as the name typed; a path YAML reads as text can.
+        read_as = "boolean" if isinstance(given, bool) else "number"
+        raise InputError(
+            f"{name}: YAML reads {_given(given)} as a {read_as}, not a {kind} name; write the "
+            f"name as a path (./{yaml_text(given)}) or in quotes"
+        )
     if not isinstance(given, str) or not given.strip():
         raise InputError(f"{name} must be a {kind} name, not {_given(given)}")
     return given

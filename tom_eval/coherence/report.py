@@ -25,7 +25,7 @@ from tom_eval.coherence.metrics import (
 )
 from tom_eval.coherence.prior import PRIOR_DIGEST
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
-from tom_eval.coherence.worlds import DOMAINS, INFERENCE_TASKS, TASKS
+from tom_eval.coherence.worlds import DOMAINS, INFERENCE_TASKS, TASKS, is_item_id
 from tom_eval.report.charts import save
 from tom_eval.report.logs import (
     by_preference,
@@ -42,6 +42,7 @@ from tom_eval.report.logs import (
 )
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
+from tom_eval.report.values import NUMBER, SHARE, Kind, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
@@ -232,7 +233,27 @@ def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd
     for run, count in samples.loc[~scored, "run"].value_counts().items():
         warnings.append(f"{run}: {count} sample(s) errored or unscored; left out")
     kept: pd.DataFrame = samples[scored]
+    _refuse_wrong_values(frame[scored], evals, kept)
     return kept
+
+
+_ITEM = Kind("the id of an item of the test", is_item_id)
+_DISTRIBUTION = Kind(
+    "an object of answers' probabilities, or null",
+    lambda value: (
+        not value or (isinstance(value, dict) and all(NUMBER.accepts(p) for p in value.values()))
+    ),
+)
+
+
+def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scored: pd.DataFrame) -> None:
+    """A value the scorer never writes (a log edited by hand) named in one line."""
+    for key in VALUES:
+        values = [value.get(key) for value in scored["values"]]
+        refuse_wrong(frame, evals, f"score '{key}'", values, SHARE)
+    for key, kind in (("item_id", _ITEM), ("distribution", _DISTRIBUTION)):
+        values = [metadata.get(key) for metadata in scored["metadata"]]
+        refuse_wrong(frame, evals, f"score metadata '{key}'", values, kind)
 
 
 def metric_settings(log: str) -> tuple[dict[str, float] | None, float, float]:

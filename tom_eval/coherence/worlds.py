@@ -186,6 +186,11 @@ def find_item(item_id: str) -> Item:
     return _items_by_id()[item_id]
 
 
+def is_item_id(value: object) -> bool:
+    """Whether `value` is the id of an item (a log's, read back)."""
+    return isinstance(value, str) and value in _items_by_id()
+
+
 # ----------------------------------------------------------------------------- answers
 
 

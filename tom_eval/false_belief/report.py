@@ -23,7 +23,7 @@ from tom_eval.report.charts import save
 from tom_eval.report.logs import (
     changed_settings,
     in_run_order,
-    json_object,
+    json_objects,
     label_runs,
     named_column,
     names_by_digest,
@@ -32,6 +32,7 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
+from tom_eval.report.values import OBJECTS, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
@@ -161,10 +162,13 @@ def outcomes(
     if missing:
         raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
     runs = evals.set_index("eval_id")["run"]
+    scored = json_objects(frame["score_false_belief_scorer_metadata"])
+    for key in ("prompts", "steps"):
+        values = [metadata.get(key, []) for metadata in scored]
+        refuse_wrong(frame, evals, f"score metadata '{key}'", values, OBJECTS)
     prompts, steps = [], []
     unscored: dict[str, int] = {}
-    for row in frame.to_dict("records"):
-        metadata = json_object(row["score_false_belief_scorer_metadata"])
+    for row, metadata in zip(frame.to_dict("records"), scored, strict=True):
         if not metadata:
             unscored[runs[row["eval_id"]]] = unscored.get(runs[row["eval_id"]], 0) + 1
             continue

@@ -31,7 +31,7 @@ from inspect_ai.model import ChatMessage, ContentReasoning
 
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import SCENARIO_DIGEST
-from tom_eval.game.epistemics import BELIEVES_FALSE
+from tom_eval.game.epistemics import BELIEVES_FALSE, OTHER_LABELS, SELF_LABELS
 from tom_eval.game.ladder import parse_levels
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores
 from tom_eval.game.session import A_TURN_KEYS
@@ -46,7 +46,7 @@ from tom_eval.game.spec import (
     slug,
 )
 from tom_eval.game.turn import DEFAULT_LINEUP, parse_lineup
-from tom_eval.game.world import OPPONENTS, SELF, TEAMMATE
+from tom_eval.game.world import CHARACTERS, OPPONENTS, SELF, TEAMMATE
 from tom_eval.report.logs import (
     REFERENCE_PREFIX,
     changed_settings,
@@ -69,6 +69,17 @@ from tom_eval.report.stats import (
     mann_whitney,
     two_proportions,
     wilson,
+)
+from tom_eval.report.values import (
+    INTEGER,
+    JSON_OBJECT,
+    NUMBER,
+    OBJECTS,
+    SHARE,
+    TEXT,
+    Kind,
+    one_of,
+    refuse_wrong,
 )
 from tom_eval.task_args import NOT_GIVEN
 
@@ -318,6 +329,7 @@ def _games(
     games["baseline"] = frame["eval_id"].map(runs["baseline"]).astype(bool)
     games["sample"], games["epoch"] = frame["id"], frame["epoch"]
     scores = json_objects(frame["score_game_scorer"])
+    _refuse_wrong_game_values(frame, evals, scores)
     for key in GAME_KEYS:
         # A list, not Series.map: a column of NaN only would become pyarrow's NA.
         games[key] = [number(values.get(key)) for values in scores]
@@ -454,8 +466,9 @@ def _samples(
         raise InputError(
             f"{', '.join(logs)}: not logs of this tom-eval version (missing {', '.join(missing)})"
         )
-    runs = evals.set_index("eval_id")
     scores = json_objects(frame["score_tom_scorer"])
+    _refuse_wrong_values(frame, evals, scores)
+    runs = evals.set_index("eval_id")
     tidy = pd.DataFrame(
         {
             "run": frame["eval_id"].map(runs["run"]),
@@ -501,6 +514,65 @@ def _samples(
         # NaN (unscored) is stored as null.
         tidy[key] = scores.map(lambda values, key=key: number(values.get(key)))
     return tidy
+
+
+_SAMPLE_KINDS: dict[str, Kind] = {
+    "metadata_id": INTEGER,
+    "metadata_extra": one_of(EXTRAS),
+    "metadata_answerer": one_of(CHARACTERS),
+    "metadata_answerer_role": one_of(ANSWERER_ROLES),
+    "metadata_label_self": one_of(SELF_LABELS),
+    "metadata_label_teammate": one_of(OTHER_LABELS),
+    "metadata_label_opponent": one_of(OTHER_LABELS),
+    "metadata_expected_action": one_of(ACTION_CLASSES),
+    "metadata_optimal_action": TEXT,
+    "metadata_ect": INTEGER,
+    "metadata_visible_events": INTEGER,
+    "metadata_story": JSON_OBJECT,
+    "metadata_character_labels": JSON_OBJECT,
+    "metadata_level": NUMBER,
+}
+"""The sample metadata the report reads, as the task writes it."""
+_SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
+    "regret": NUMBER,
+    "points": NUMBER,
+}
+
+
+def _a_turns(value: Any) -> bool:
+    return OBJECTS.accepts(value) and all(
+        INTEGER.accepts(turn.get("number"))
+        and INTEGER.accepts(turn.get("id"))
+        and _SAMPLE_KINDS["metadata_extra"].accepts(turn.get("extra"))
+        and _SAMPLE_KINDS["metadata_expected_action"].accepts(turn.get("expected_action"))
+        and all(_SCORE_VALUES[key].accepts(turn.get(key)) for key in A_TURN_KEYS)
+        for turn in value
+    )
+
+
+_A_TURNS = Kind("a list of A's turns as the game's scorer writes them", _a_turns)
+
+
+def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Series) -> None:
+    """A value the task never writes (a log edited by hand) named in one line."""
+    for column, kind in _SAMPLE_KINDS.items():
+        if column in frame:
+            refuse_wrong(
+                frame, evals, f"metadata '{column[len('metadata_') :]}'", frame[column], kind
+            )
+    for key, kind in _SCORE_VALUES.items():
+        values = [score.get(key) for score in scores]
+        refuse_wrong(frame, evals, f"score '{key}'", values, kind)
+
+
+def _refuse_wrong_game_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Series) -> None:
+    """`_refuse_wrong_values` for game-mode samples: the game's scores and A's turns."""
+    for key in GAME_KEYS:
+        kind = NUMBER if key in ("margin", "turns") else SHARE
+        refuse_wrong(frame, evals, f"score '{key}'", [values.get(key) for values in scores], kind)
+    metadata = frame["score_game_scorer_metadata"]
+    played = [json_object(values).get("a_turns", []) for values in metadata]
+    refuse_wrong(frame, evals, "score metadata 'a_turns'", played, _A_TURNS)
 
 
 def _reasoning_tokens(usage: Any) -> int:
@@ -765,9 +837,11 @@ def story_features(story: dict[str, Any]) -> dict[str, bool]:
     }
 
 
-def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
+def feature_comparison(trials: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Each feature among successes vs failures, with a two-sided p-value (Fisher exact for
-    yes/no features and label values, Mann-Whitney for counts)."""
+    yes/no features and label values, Mann-Whitney for counts); and the yes/no features left
+    out because every trial has the same value (the default scenarios never have A miss
+    every put), which can tell successes from failures in no run."""
     success = trials["optimal"] >= 1
     rows: list[dict[str, Any]] = []
     features = pd.DataFrame(
@@ -782,7 +856,10 @@ def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
     ):
         for value in sorted(trials[column].unique()):
             flags[f"{prefix} {value}"] = trials[column] == value
+    constant = [name for name, flag in flags.items() if flag.nunique() == 1 and len(flag) > 1]
     for name, flag in flags.items():
+        if name in constant:
+            continue
         a, b = int((flag & success).sum()), int((~flag & success).sum())
         c, d = int((flag & ~success).sum()), int((~flag & ~success).sum())
         rows.append(
@@ -795,7 +872,7 @@ def feature_comparison(trials: pd.DataFrame) -> pd.DataFrame:
                 f"{name} (mean)", _mean(good), _mean(bad), mann_whitney(list(good), list(bad))
             )
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), constant
 
 
 def _share(part: int, whole: int) -> float:

@@ -351,13 +351,14 @@ def _errors(
     confusion = analysis.confusion(pooled)
     csv(confusion, out / f"confusion{name}.csv")
     lines += ["#### Action confusion (failures only)", "", markdown(confusion), ""]
-    features = analysis.feature_comparison(pooled)
+    features, constant = analysis.feature_comparison(pooled)
     csv(features, out / f"features{name}.csv")
+    same = f" Left out, the same in every trial: {', '.join(constant)}." if constant else ""
     lines += [
         "#### Features of successes and failures",
         "",
         "Share of successes and of failures with each feature (for counts: the mean); "
-        "p from Fisher's exact test (Mann-Whitney for counts).",
+        f"p from Fisher's exact test (Mann-Whitney for counts).{same}",
         "",
         markdown(features),
         "",

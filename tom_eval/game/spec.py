@@ -190,12 +190,13 @@ def is_whole_number(text: str) -> bool:
 
 def parse_extras(value: str | list[str]) -> list[str]:
     """A list like "0A,1B"."""
-    extras = [extra.strip().upper() for extra in list_text(value).split(",") if extra.strip()]
-    if not extras:
+    given = [extra.strip() for extra in list_text(value).split(",") if extra.strip()]
+    if not given:
         raise InputError(f"extras: none given (use e.g. {','.join(EXTRAS)})")
-    for extra in extras:
-        if extra not in EXTRAS:
+    for extra in given:
+        if extra.upper() not in EXTRAS:
             raise InputError(f"unknown Extra '{extra}' (allowed: {', '.join(EXTRAS)})")
+    extras = [extra.upper() for extra in given]
     return sorted(set(extras), key=EXTRAS.index)
 
 

@@ -27,6 +27,7 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import csv, interval, markdown
+from tom_eval.report.values import SHARE, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 KNP_TASKS = ("knp", "tom_eval/knp")
@@ -122,10 +123,13 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
     )
     frame = once_per_sample(frame, evals, context.warnings)
     runs = evals.set_index("eval_id")["run"]
+    scores = json_objects(_scores(frame))
+    for key in COLUMNS[task]:
+        refuse_wrong(frame, evals, f"score '{key}'", [v.get(key) for v in scores], SHARE)
     values = pd.DataFrame(
         [
             {"run": runs[eval_id]} | {key: number(v.get(key)) for key in COLUMNS[task]}
-            for eval_id, v in zip(frame["eval_id"], json_objects(_scores(frame)), strict=True)
+            for eval_id, v in zip(frame["eval_id"], scores, strict=True)
         ],
         columns=["run", *COLUMNS[task]],
     )

@@ -138,10 +138,7 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     except Exception:  # Inspect raises several types for unreadable logs
         evals, unreadable = _evals_one_by_one(logs, warnings)
     listed = set(evals["log"]) if "log" in evals else set()
-    # inspect_ai.analysis passes over, silently, a JSON log renamed from Inspect's own name.
-    warnings += [
-        f"{log}: {UNLISTED}; skipped" for log in logs if log not in listed | set(unreadable)
-    ]
+    warnings += [_unlisted(log, evals) for log in logs if log not in listed | set(unreadable)]
     if not listed:
         raise InputError(f"{', '.join(logs)}: {UNLISTED}")
     empty = completed_samples(evals) == 0
@@ -267,6 +264,22 @@ def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
         )
     remaining: pd.DataFrame = evals.drop(index=repeats.index[dropped]).copy()
     return remaining
+
+
+def _unlisted(log: str, evals: pd.DataFrame) -> str:
+    """Why inspect_ai.analysis passed over `log`, silently: it holds a run it has read from
+    another file (one eval id, so a copy of that log), or its name is not Inspect's (a JSON
+    log renamed)."""
+    try:
+        eval_id = read_eval_log(log, header_only=True).eval.eval_id
+    except Exception:  # Inspect raises several types for unreadable logs
+        eval_id = None
+    copied = list(evals.loc[evals["eval_id"] == eval_id, "log"]) if "eval_id" in evals else []
+    if copied:
+        return (
+            f"{log}: a copy of {copied[0]} (the same eval id); skipped, so each sample counts once"
+        )
+    return f"{log}: {UNLISTED}; skipped"
 
 
 def _evals_one_by_one(logs: list[str], warnings: list[str]) -> tuple[pd.DataFrame, list[str]]:

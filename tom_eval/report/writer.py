@@ -11,7 +11,6 @@ moving in lists both reports' files, which the next report clears.
 from __future__ import annotations
 
 import contextlib
-import errno
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from tom_eval.errors import InputError
-from tom_eval.files import file_to_write, write_atomically
+from tom_eval.files import FULL_OR_CLOSED, file_to_write, write_atomically
 from tom_eval.report.logs import damage_named, read_evals
 from tom_eval.report.section import Context, Section
 from tom_eval.report.tables import make_folder
@@ -70,10 +69,6 @@ def write_report(
     finally:
         _remove_empty(made)
     return out / "report.md", context.warnings
-
-
-FULL_OR_CLOSED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
-"""Write errors of the place the report goes (a full disk, a quota, a read-only one)."""
 
 
 def _remove_empty(made: list[Path]) -> None:

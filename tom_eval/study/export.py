@@ -28,12 +28,12 @@ from pathlib import Path
 from inspect_ai import Task, task_with
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalError, EvalLog
 from inspect_ai.model import get_model
 from inspect_ai.solver import TaskState
 
 from tom_eval.errors import InputError, all_logs
-from tom_eval.files import writable_folder
+from tom_eval.files import FULL_OR_CLOSED, writable_folder
 from tom_eval.study.design import EPOCH, StudyDesign, existing_design
 from tom_eval.study.store import Participant, Reply, Store
 
@@ -61,8 +61,14 @@ def export(
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
     try:
         failed = _replay(design, chosen, staging, progress)
-    except BaseException:
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(error, OSError) and error.errno in FULL_OR_CLOSED:
+            # Every log after the first that could not be written would be "failed" too.
+            raise InputError(
+                f"{out}: cannot write the participants' logs ({error.strerror}); nothing is "
+                "exported"
+            ) from None
         raise
     if out.exists():
         out.rmdir()
@@ -155,6 +161,8 @@ def _replay(
             ),
             len(tasks),
         )
+    for log in logs:
+        _raise_write_error(log)
     failed = []
     for replay, log in zip(chosen, logs, strict=True):
         if log.status != "success":
@@ -166,20 +174,41 @@ def _replay(
     return failed
 
 
+_OS_ERROR = re.compile(
+    r"(?:OSError|IOError)\((?P<errno>\d+), (?P<quote>['\"])(?P<text>.*)(?P=quote)\)"
+)
+"""How Inspect keeps an OSError that stopped a run: its repr."""
+
+
+def _raise_write_error(log: EvalLog) -> None:
+    """The OSError that stopped `log`'s run, raised again when it is the disk's (full, over
+    quota, read-only): then the log on disk is cut short, and the fault is not the
+    participant's replay but the place the export writes to."""
+    for error in _errors(log):
+        found = _OS_ERROR.search(error.message)
+        if found and int(found.group("errno")) in FULL_OR_CLOSED:
+            raise OSError(int(found.group("errno")), found.group("text"))
+
+
 _REPR = re.compile(r"\w+\((?P<quote>['\"])(?P<text>.*)(?P=quote)\)", re.DOTALL)
 
 
 def _why_failed(log: EvalLog) -> str:
     """The first line of what stopped a replay: the run's error, else a sample's ("tom/human:
     sample 1-0A-r1 step 1 differs from what the participant was shown (...)")."""
-    errors = [log.error] if log.error else []
-    errors += [sample.error for sample in log.samples or [] if sample.error]
+    errors = _errors(log)
     if not errors:
         return f"the run ended {log.status}"
     message = errors[0].message.strip()
     # Inspect keeps the exception's repr: RuntimeError("tom/human: ...").
     quoted = _REPR.fullmatch(message)
     return (quoted.group("text") if quoted else message).split("\n")[0] or "no message"
+
+
+def _errors(log: EvalLog) -> list[EvalError]:
+    """What stopped the run, then what stopped each of its samples."""
+    errors = [log.error] if log.error else []
+    return errors + [sample.error for sample in log.samples or [] if sample.error]
 
 
 class Counter:

@@ -1,0 +1,116 @@
+"""The values a report reads from its samples, checked before it reads them.
+
+A log edited by hand, or written by another tool under a task's name, can hold a value of
+the wrong type or range where the task writes a number, a name or a JSON object. Read as it
+is, such a value ends in a traceback deep in a table, or worse, in a silently wrong figure
+(an expected action the balanced accuracy has no class for). Checked here, it is one line
+naming the log, the sample and the value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import pandas as pd
+
+from tom_eval.errors import InputError
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a value must be: a test, and its words for the error."""
+
+    words: str
+    accepts: Callable[[Any], bool]
+
+
+def _missing(value: Any) -> bool:
+    """Null in the log: None, or the NaN or NA a dataframe shows for it."""
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _integer(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, Integral) or (isinstance(value, float) and value.is_integer())
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _json_object(value: Any) -> bool:
+    if isinstance(value, dict):
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        return isinstance(json.loads(value), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+INTEGER = Kind("an integer", _integer)
+TEXT = Kind("text", lambda value: isinstance(value, str))
+JSON_OBJECT = Kind("a JSON object", _json_object)
+OBJECTS = Kind(
+    "a list of JSON objects",
+    lambda value: isinstance(value, list) and all(isinstance(entry, dict) for entry in value),
+)
+NUMBER = Kind("a number or null", lambda value: _missing(value) or _number(value))
+SHARE = Kind(
+    "a number from 0 to 1 or null",
+    # A score's 0 or 1 may be read back as a bool: the same value.
+    lambda value: (
+        _missing(value) or isinstance(value, bool) or (_number(value) and 0 <= value <= 1)
+    ),
+)
+
+
+def one_of(names: Sequence[str]) -> Kind:
+    """A name from `names`: another (a typo, a class the task never writes) would be
+    counted nowhere, or alone."""
+    return Kind(
+        f"one of {', '.join(names)}", lambda value: isinstance(value, str) and value in names
+    )
+
+
+def optional(kind: Kind) -> Kind:
+    """`kind`, or null where the task leaves the value out."""
+    return Kind(f"{kind.words} or null", lambda value: _missing(value) or kind.accepts(value))
+
+
+def refuse_wrong(
+    frame: pd.DataFrame, evals: pd.DataFrame, what: str, values: Iterable[Any], kind: Kind
+) -> None:
+    """An InputError naming the first of `frame`'s samples whose value (one of `values`, in
+    the frame's order) `kind` does not accept, and how many such samples there are.
+    `frame` has `samples_df`'s columns `eval_id`, `id` and `epoch`; `evals` maps each
+    `eval_id` to its `log`."""
+    wrong = [(position, value) for position, value in enumerate(values) if not kind.accepts(value)]
+    if not wrong:
+        return
+    position, value = wrong[0]
+    row = frame.iloc[position]
+    log = evals.set_index("eval_id").at[row["eval_id"], "log"]
+    others = f" (and {len(wrong) - 1} more sample(s))" if len(wrong) > 1 else ""
+    raise InputError(
+        f"{log}: sample {row['id']}, epoch {row['epoch']}: {what} is {_shown(value)}, "
+        f"not {kind.words}{others}; was the log edited?"
+    )
+
+
+def _shown(value: Any) -> str:
+    """The value in a line: as JSON where it can be, cut short."""
+    if _missing(value):
+        return "null"
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
