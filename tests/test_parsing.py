@@ -544,6 +544,9 @@ DENIALS = (
     "The {item} isn't in the box anymore.",
     "The {item} is not there.",
     "The {item}? No.",
+    "The {item} was in the box, but it isn't anymore.",
+    "The box had the {item}, but it's no longer there.",
+    "The {item} was in the box; however, it is not in the box now.",
 )
 """Replies that name an item only to say it is not in the box."""
 ASSERTIONS = (
@@ -557,6 +560,11 @@ ASSERTIONS = (
     "It's not the {other}, it's the {item}.",
     "Neither the {other} nor the {third}; it's the {item}.",
     "The {other}? No, the {item}.",
+    "The {item} is in the box, though it wasn't there at first.",
+    "The {item} is in the box, but it is not in the basket.",
+    "The {item} is in the box, but it's not the {other}.",
+    "The {item}, but it isn't certain.",
+    "The {item} is in the box. Bob thinks the {item} is in the bag, but it isn't.",
 )
 """Replies that say the item is in the box, beside a negation of something else."""
 

@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 
 from conftest import ROOT, damaged, inspect_eval, without_sample_entries
 from tasks.false_belief import false_belief
+from tasks.knp import knp
 from tasks.tom import tom
 from tom_eval.cli import main
 from tom_eval.errors import InputError
@@ -1430,6 +1431,7 @@ def test_runs_of_one_extra_each_draw_no_load_effects(tmp_path: Path) -> None:
 def test_a_feature_the_same_in_every_trial_is_named_not_tabled() -> None:
     """Over the default scenarios A never misses every put: a row of 0 and 0 with p = 1
     would read as a feature tested and found to make no difference."""
+
     def story(actor: str) -> dict[str, Any]:
         return {"present_initially": ["A", "B"], "events": [{"type": "put", "actor": actor}]}
 
@@ -1460,3 +1462,21 @@ def test_a_feature_the_same_in_every_trial_is_named_not_tabled() -> None:
         "ect (mean)",
         "visible_events (mean)",
     ]
+
+
+def test_a_knowledge_run_without_a_scored_sample_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its table had no column N to show: a traceback."""
+    folder = tmp_path / "logs"
+    fixture = str(ROOT / "tests" / "fixtures" / "knowledge")
+    inspect_eval(knp(data_dir=fixture), model="tom/gold", limit=2, log_dir=str(folder))
+    [path] = folder.glob("*.eval")
+    log = read_eval_log(str(path))
+    for sample in log.samples or []:
+        sample.scores = None
+    write_eval_log(log, str(path))
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "2 sample(s) errored or unscored; left out" in capsys.readouterr().err
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "No KNP run has scored samples (see the warnings above)." in report

@@ -324,6 +324,14 @@ _ABSENT = re.compile(
 """What after an item says it is not there: "the apple isn't in the box", "is not there any
 more", "The apple? No."; in another container it may be what this one holds."""
 _IN_CONTAINER = re.compile(rf"\s+{_IN_A_CONTAINER}", _FLAGS)
+_PRONOUN_ABSENT = re.compile(
+    r"(?P<before>[^.!?\n]*?)\b(?:but|though|although|however|yet)\b[\s,]*(?:now\s+)?"
+    r"it(?:'s|\s+is)?(?:\s+not|n't|\s+no\s+longer)\s*"
+    rf"(?=any\s*more\b|there\b|in(?:side)?\s+it\b|{_IN_A_CONTAINER}|[.,;!?]|$)",
+    _FLAGS,
+)
+"""An item said to be there, then not, by a pronoun later in its sentence: "the apple was in
+the box, but it isn't any more"."""
 _CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
 """Where a clause ends, for the container it speaks of ("- Bag: no apple" keeps its label)."""
 _MOVED_BEFORE = re.compile(
@@ -940,12 +948,19 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
     last_said: dict[str, bool] = {}
     denied = False
     end = 0
-    for match in _ITEM.finditer(text):
+    matches = list(_ITEM.finditer(text))
+    for index, match in enumerate(matches):
+        following = matches[index + 1] if index + 1 < len(matches) else None
         before = text[max(end, match.start() - _NEGATION_WINDOW) : match.start()]
         denied_before = _DENIED.search(before) is not None or (
             denied and _OR.fullmatch(before) is not None
         )
-        denied = denied_before or _absent(text, match.end(), container)
+        after = text[match.end() : following.start() if following else len(text)]
+        denied = (
+            denied_before
+            or _absent(text, match.end(), container)
+            or _pronoun_absent(after, container)
+        )
         end = match.end()
         item = match.group(1).lower()
         if denied_before and _of_another(text, match, container):
@@ -981,6 +996,18 @@ def _absent(text: str, position: int, container: str | None) -> bool:
         return False
     named = absent.group("container")
     return named is None or container is None or named.lower() == container
+
+
+def _pronoun_absent(after: str, container: str | None) -> bool:
+    """Whether `after`, the text from an item to the next, takes it out of `container` by a
+    pronoun ("... was in the box, but it isn't any more"): not when the item was first said
+    to be in another container ("Bob thinks the apple is in the bag, but it isn't")."""
+    absent = _PRONOUN_ABSENT.match(after)
+    if absent is None or container is None:
+        return absent is not None
+    named = [found.group().lower() for found in _CONTAINER.finditer(absent.group("before"))]
+    out_of = absent.group("container")
+    return (not named or named[-1] == container) and (out_of is None or out_of.lower() == container)
 
 
 def _distinct(values: Iterable[_T]) -> list[_T]:

@@ -111,6 +111,10 @@ class KnowledgeReport:
             if mine.empty:
                 continue
             table = rates(mine, task, context)
+            if table.empty:  # every sample errored or unscored (each run named in a warning)
+                unscored = f"No {task.upper()} run has scored samples (see the warnings above)."
+                lines += [f"### {task.upper()}", "", unscored, ""]
+                continue
             csv(table, context.out / f"{task}.csv")
             lines += [f"### {task.upper()}", "", markdown(_view(table, task)), ""]
         return lines
