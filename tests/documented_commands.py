@@ -47,6 +47,7 @@ BENCHMARK_SIZES = {
     "load_curves.py": "--reps 1 --ids 12 --levels 0,2",
     # Two participants, and no second export of another revision (an empty --against).
     "study_export.py": "--participants 2 --against ''",
+    "edited_logs.py": "--kinds knp --values text",
 }
 """What makes each benchmark script small (argparse takes the last value of an option)."""
 COMPARES_MODELS = {

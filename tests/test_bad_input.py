@@ -140,6 +140,17 @@ class Case:
     """Paths (relative to the folder) that must not exist afterwards."""
 
 
+def edited_case(task: str, where: str, key: str, value: object, kind: str) -> Case:
+    """`tom-eval report` on the task's log with one value of every sample edited: refused,
+    naming the value and the `kind` it should be."""
+    return Case(
+        f"report, a {task} log edited to hold {where} '{key}' {value!r}",
+        lambda d: ["report", str(edited_log(d, task, where, key, value)), "--out", "report"],
+        f"epoch 1: {where} '{key}' is {json.dumps(value)}, not {kind}",
+        ("report",),
+    )
+
+
 CASES = [
     # ------------------------------------------------------------ scenario files
     Case(
@@ -639,50 +650,40 @@ CASES = [
         ("r",),
     ),
     *(
-        Case(
-            f"report, a {task} log edited to hold {where} '{key}' {value!r}",
-            lambda d, task=task, where=where, key=key, value=value: [
-                "report",
-                str(edited_log(d, task, where, key, value)),
-                "--out",
-                "report",
-                "--quiet",
-            ],
-            f"epoch 1: {where} '{key}' is {shown}, not {kind}",
-            ("report",),
+        edited_case(task, where, key, value, kind)
+        for task, where, key, value, kind in (
+            ("tom", "score", "optimal", "yes", "a number from 0 to 1"),
+            ("tom", "score", "optimal", 2.5, "a number from 0 to 1"),
+            ("tom", "score", "regret", "x", "a number or null"),
+            ("tom", "metadata", "id", "twelve", "an integer"),
+            ("tom", "metadata", "ect", None, "an integer"),
+            ("tom", "metadata", "answerer", None, "one of A, B, C, D"),
+            ("tom", "metadata", "expected_action", "Jump", "one of Pass, Ask Teammate, Tell"),
+            ("tom", "metadata", "extra", "2C", "one of 0A, 0B, 1A, 1B"),
+            ("tom", "metadata", "story", "x", "a story as the task writes it"),
+            ("tom", "metadata", "story", '{"events": [{}]}', "a story as the task writes it"),
+            ("tom", "score metadata", "options", 5, "a list of texts or null"),
+            ("game", "score", "win", 2, "a number from 0 to 1"),
+            ("game", "score metadata", "a_turns", [{"number": "x"}], "a list of A's turns"),
+            ("false_belief", "score metadata", "prompts", "x", "a list of objects with story"),
+            ("false_belief", "score metadata", "prompts", [{"x": 1}], "a list of objects with"),
+            ("coherence", "score", "read", "x", "a number from 0 to 1"),
+            ("coherence", "score metadata", "item_id", "x", "the id of an item"),
+            ("coherence", "score metadata", "distribution", [1], "an object of the item's"),
+            ("coherence", "score metadata", "distribution", {"bogus": 1.0}, "an object of the"),
+            ("knp", "score", "accuracy", 1.5, "a number from 0 to 1"),
         )
-        for task, where, key, value, shown, kind in (
-            ("tom", "score", "optimal", "yes", '"yes"', "a number from 0 to 1"),
-            ("tom", "score", "optimal", 2.5, "2.5", "a number from 0 to 1"),
-            ("tom", "score", "regret", "x", '"x"', "a number or null"),
-            ("tom", "metadata", "id", "twelve", '"twelve"', "an integer"),
-            ("tom", "metadata", "ect", None, "null", "an integer"),
-            ("tom", "metadata", "answerer", None, "null", "one of A, B, C, D"),
-            (
-                "tom",
-                "metadata",
-                "expected_action",
-                "Jump",
-                '"Jump"',
-                "one of Pass, Ask Teammate, Tell Teammate",
-            ),
-            ("tom", "metadata", "extra", "2C", '"2C"', "one of 0A, 0B, 1A, 1B"),
-            ("tom", "metadata", "story", "x", '"x"', "a JSON object"),
-            ("game", "score", "win", 2, "2", "a number from 0 to 1"),
-            (
-                "game",
-                "score metadata",
-                "a_turns",
-                [{"number": "x"}],
-                '[{"number": "x"}]',
-                "a list of A's turns",
-            ),
-            ("false_belief", "score metadata", "prompts", "x", '"x"', "a list of JSON objects"),
-            ("coherence", "score", "read", "x", '"x"', "a number from 0 to 1"),
-            ("coherence", "score metadata", "item_id", "x", '"x"', "the id of an item"),
-            ("coherence", "score metadata", "distribution", [1], "[1]", "an object of answers'"),
-            ("knp", "score", "accuracy", 1.5, "1.5", "a number from 0 to 1"),
-        )
+    ),
+    Case(
+        "report, a log with one sample's integer edited to text (the column is read as text)",
+        lambda d: [
+            "report",
+            str(edited_log(d, "tom", "metadata", "ect", "abc", last_only=True)),
+            "--out",
+            "report",
+        ],
+        "sample 12-1B-r1, epoch 1: metadata 'ect' is \"abc\", not an integer; was the log edited?",
+        ("report",),
     ),
     Case(
         "false-belief-items, ten million tasks",
@@ -880,14 +881,14 @@ def logs(working: Path, task: str = "tom") -> Path:
         made = working.parent / f"{task}-logs"
         # Inspect's banner, printed as the session's first model is made, is not the case's.
         with redirect_stdout(io.StringIO()):
-            [log] = inspect_eval(
+            [run] = inspect_eval(
                 task_function(**arguments),
                 model=model,
                 limit=limit,
                 log_dir=str(made),
                 display="none",
             )
-        assert log.status == "success", log.error
+        assert run.status == "success", run.error
         _LOGS[task] = made
     copy = folder(working / "logs")
     for log in _LOGS[task].iterdir():
@@ -895,12 +896,14 @@ def logs(working: Path, task: str = "tom") -> Path:
     return copy
 
 
-def edited_log(working: Path, task: str, where: str, key: str, value: object) -> Path:
-    """The task's log with one value of every sample's metadata, score or score metadata
-    changed, as a hand edit would."""
+def edited_log(
+    working: Path, task: str, where: str, key: str, value: object, last_only: bool = False
+) -> Path:
+    """The task's log with one value of every sample's (or of the last sample's) metadata,
+    score or score metadata changed, as a hand edit would."""
     (log,) = logs(working, task).iterdir()
     edited = read_eval_log(str(log))
-    for sample in edited.samples or []:
+    for sample in (edited.samples or [])[-1 if last_only else 0 :]:
         assert sample.scores is not None
         (score,) = sample.scores.values()
         values = {"metadata": sample.metadata, "score": score.value}.get(where, score.metadata)

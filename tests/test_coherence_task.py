@@ -574,7 +574,7 @@ def test_a_prior_over_one_domains_answers_leaves_the_other_uniform() -> None:
         ({"domain": None}, "domain names nothing"),
         ({"task": None}, "task names nothing"),
         ({"domain": 1}, "domain must be among container, movie, not '1'"),
-        ({"prior": 1}, "prior: YAML reads '1' as a number, not a file name"),
+        ({"prior": 1}, "prior: YAML reads the value as the number '1', not a file name"),
         ({"floor": 2}, "floor must be a probability above 0 and below 1, not '2'"),
         ({"floor": "1e-15x"}, "floor must be a probability above 0 and below 1, not '1e-15x'"),
         ({"cost": float("inf")}, "cost must be a number of 0 or more, not 'inf'"),

@@ -181,7 +181,7 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"estimator": "sampling", "samples": 0}, "needs samples of 1 or more"),
         ({"samples": 5}, "samples is for the sampling and logprobs estimators"),
         ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
-        ({"item_file": 1}, "item_file: YAML reads '1' as a number, not a file name"),
+        ({"item_file": 1}, "item_file: YAML reads the value as the number '1', not a file name"),
         ({"item_file": "items.jsonl", "perturbations": True}, "drop them with item_file"),
         ({"item_file": "items.jsonl", "contents": 1}, "contents, transfer, seed and perturbations"),
         ({"seed": "x"}, "seed must be a whole number, not 'x'"),

@@ -86,8 +86,8 @@ def test_a_file_in_the_home_folder_of_no_user_is_one_line() -> None:
         # -T scenario_file=123: YAML's number, which may not be the name typed (0123 is 83).
         (
             {"scenario_file": 123},
-            r"scenario_file: YAML reads '123' as a number, not a file name; write the name "
-            r"as a path \(\./123\) or in quotes",
+            r"scenario_file: YAML reads the value as the number '123', not a file name; write "
+            r"the name as a path \(\./NAME\) or in quotes",
         ),
         # -T extras=[0A,~]: YAML's null is shown as YAML writes it, not as Python's NONE.
         ({"extras": ["0A", None]}, r"unknown Extra 'null' \(allowed"),

@@ -210,8 +210,8 @@ def file_name(name: str, value: object, kind: str = "file") -> str | None:
         # taken back as the name typed; a path YAML reads as text can.
         read_as = "boolean" if isinstance(given, bool) else "number"
         raise InputError(
-            f"{name}: YAML reads {_given(given)} as a {read_as}, not a {kind} name; write the "
-            f"name as a path (./{yaml_text(given)}) or in quotes"
+            f"{name}: YAML reads the value as the {read_as} {_given(given)}, not a {kind} "
+            f"name; write the name as a path (./NAME) or in quotes (\"'NAME'\")"
         )
     if not isinstance(given, str) or not given.strip():
         raise InputError(f"{name} must be a {kind} name, not {_given(given)}")

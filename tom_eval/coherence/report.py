@@ -25,7 +25,14 @@ from tom_eval.coherence.metrics import (
 )
 from tom_eval.coherence.prior import PRIOR_DIGEST
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
-from tom_eval.coherence.worlds import DOMAINS, INFERENCE_TASKS, TASKS, is_item_id
+from tom_eval.coherence.worlds import (
+    DOMAINS,
+    INFERENCE_TASKS,
+    TASKS,
+    answers,
+    find_item,
+    is_item_id,
+)
 from tom_eval.report.charts import save
 from tom_eval.report.logs import (
     by_preference,
@@ -239,11 +246,18 @@ def _scored(frame: pd.DataFrame, evals: pd.DataFrame, warnings: list[str]) -> pd
 
 _ITEM = Kind("the id of an item of the test", is_item_id)
 _DISTRIBUTION = Kind(
-    "an object of answers' probabilities, or null",
-    lambda value: (
-        not value or (isinstance(value, dict) and all(NUMBER.accepts(p) for p in value.values()))
-    ),
+    "an object of the item's answers' probabilities, or null",
+    lambda pair: _distribution(*pair),
 )
+
+
+def _distribution(item_id: Any, distribution: Any) -> bool:
+    """A distribution over the item's own answers (or none read)."""
+    if not distribution:
+        return True
+    if not isinstance(distribution, dict) or not all(map(NUMBER.accepts, distribution.values())):
+        return False
+    return not is_item_id(item_id) or set(distribution) <= set(answers(find_item(item_id)))
 
 
 def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scored: pd.DataFrame) -> None:
@@ -251,9 +265,13 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scored: pd.Da
     for key in VALUES:
         values = [value.get(key) for value in scored["values"]]
         refuse_wrong(frame, evals, f"score '{key}'", values, SHARE)
-    for key, kind in (("item_id", _ITEM), ("distribution", _DISTRIBUTION)):
-        values = [metadata.get(key) for metadata in scored["metadata"]]
-        refuse_wrong(frame, evals, f"score metadata '{key}'", values, kind)
+    metadata = list(scored["metadata"])
+    items = [entry.get("item_id") for entry in metadata]
+    refuse_wrong(frame, evals, "score metadata 'item_id'", items, _ITEM)
+    pairs = [(entry.get("item_id"), entry.get("distribution")) for entry in metadata]
+    refuse_wrong(
+        frame, evals, "score metadata 'distribution'", pairs, _DISTRIBUTION, lambda pair: pair[1]
+    )
 
 
 def metric_settings(log: str) -> tuple[dict[str, float] | None, float, float]:

@@ -32,7 +32,16 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
-from tom_eval.report.values import OBJECTS, refuse_wrong
+from tom_eval.report.values import (
+    INTEGER,
+    NUMBER,
+    TEXT,
+    TRUTH,
+    Kind,
+    objects_with,
+    optional,
+    refuse_wrong,
+)
 from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
@@ -163,9 +172,9 @@ def outcomes(
         raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
     runs = evals.set_index("eval_id")["run"]
     scored = json_objects(frame["score_false_belief_scorer_metadata"])
-    for key in ("prompts", "steps"):
+    for key, kind in (("prompts", _PROMPTS), ("steps", _STEPS)):
         values = [metadata.get(key, []) for metadata in scored]
-        refuse_wrong(frame, evals, f"score metadata '{key}'", values, OBJECTS)
+        refuse_wrong(frame, evals, f"score metadata '{key}'", values, kind)
     prompts, steps = [], []
     unscored: dict[str, int] = {}
     for row, metadata in zip(frame.to_dict("records"), scored, strict=True):
@@ -189,6 +198,23 @@ def outcomes(
         f"{run}: {count} task(s) errored or unscored; left out" for run, count in unscored.items()
     ]
     return pd.DataFrame(prompts), pd.DataFrame(steps)
+
+
+_OUTCOME: dict[str, Kind] = {
+    "story": INTEGER,
+    "kind": TEXT,
+    "expected": optional(TEXT),
+    "wrong": TEXT,
+    "first_word": optional(TEXT),
+    "correct": TRUTH,
+    "reversed": TRUTH,
+    "perturbed": TRUTH,
+}
+"""A prompt's outcome as the scorer writes it (`scorers/false_belief.py`)."""
+_PROMPTS = objects_with(_OUTCOME)
+_STEPS = objects_with(
+    _OUTCOME | {"step": INTEGER, "p_right": NUMBER, "p_wrong": NUMBER, "key_mass": NUMBER}
+)
 
 
 def _key_probabilities(step: dict[str, Any], truth: str) -> dict[str, float | None]:

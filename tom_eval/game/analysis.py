@@ -74,11 +74,12 @@ from tom_eval.report.values import (
     INTEGER,
     JSON_OBJECT,
     NUMBER,
-    OBJECTS,
     SHARE,
     TEXT,
     Kind,
+    objects_with,
     one_of,
+    optional,
     refuse_wrong,
 )
 from tom_eval.task_args import NOT_GIVEN
@@ -528,7 +529,7 @@ _SAMPLE_KINDS: dict[str, Kind] = {
     "metadata_optimal_action": TEXT,
     "metadata_ect": INTEGER,
     "metadata_visible_events": INTEGER,
-    "metadata_story": JSON_OBJECT,
+    "metadata_story": Kind("a story as the task writes it", lambda value: _story(value)),
     "metadata_character_labels": JSON_OBJECT,
     "metadata_level": NUMBER,
 }
@@ -537,20 +538,36 @@ _SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
     "regret": NUMBER,
     "points": NUMBER,
 }
+_SCORE_METADATA: dict[str, Kind] = {
+    "options": Kind("a list of texts or null", lambda value: value is None or _texts(value)),
+    "raw_action": optional(TEXT),
+}
+"""The score metadata the examples show."""
+_EVENTS = objects_with({"type": TEXT, "actor": TEXT})
 
 
-def _a_turns(value: Any) -> bool:
-    return OBJECTS.accepts(value) and all(
-        INTEGER.accepts(turn.get("number"))
-        and INTEGER.accepts(turn.get("id"))
-        and _SAMPLE_KINDS["metadata_extra"].accepts(turn.get("extra"))
-        and _SAMPLE_KINDS["metadata_expected_action"].accepts(turn.get("expected_action"))
-        and all(_SCORE_VALUES[key].accepts(turn.get(key)) for key in A_TURN_KEYS)
-        for turn in value
-    )
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
 
 
-_A_TURNS = Kind("a list of A's turns as the game's scorer writes them", _a_turns)
+def _story(value: Any) -> bool:
+    """A story's events and who is in the room at first, which its features read."""
+    if not JSON_OBJECT.accepts(value):
+        return False
+    story = json_object(value)
+    return _EVENTS.accepts(story.get("events", [])) and _texts(story.get("present_initially", []))
+
+
+_A_TURNS = objects_with(
+    {
+        "number": INTEGER,
+        "id": INTEGER,
+        "extra": _SAMPLE_KINDS["metadata_extra"],
+        "expected_action": _SAMPLE_KINDS["metadata_expected_action"],
+    }
+    | {key: _SCORE_VALUES[key] for key in A_TURN_KEYS},
+    "a list of A's turns as the game's scorer writes them",
+)
 
 
 def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Series) -> None:
@@ -563,6 +580,10 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Se
     for key, kind in _SCORE_VALUES.items():
         values = [score.get(key) for score in scores]
         refuse_wrong(frame, evals, f"score '{key}'", values, kind)
+    metadata = json_objects(frame["score_tom_scorer_metadata"])
+    for key, kind in _SCORE_METADATA.items():
+        values = [entry.get(key) for entry in metadata]
+        refuse_wrong(frame, evals, f"score metadata '{key}'", values, kind)
 
 
 def _refuse_wrong_game_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Series) -> None:

@@ -268,8 +268,8 @@ def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
 
 def _unlisted(log: str, evals: pd.DataFrame) -> str:
     """Why inspect_ai.analysis passed over `log`, silently: it holds a run it has read from
-    another file (one eval id, so a copy of that log), or its name is not Inspect's (a JSON
-    log renamed)."""
+    another file (one eval id: a copy, or the original of one, whichever it read first), or
+    its name is not Inspect's (a JSON log renamed)."""
     try:
         eval_id = read_eval_log(log, header_only=True).eval.eval_id
     except Exception:  # Inspect raises several types for unreadable logs
@@ -277,7 +277,8 @@ def _unlisted(log: str, evals: pd.DataFrame) -> str:
     copied = list(evals.loc[evals["eval_id"] == eval_id, "log"]) if "eval_id" in evals else []
     if copied:
         return (
-            f"{log}: a copy of {copied[0]} (the same eval id); skipped, so each sample counts once"
+            f"{log}: the same log as {copied[0]} (one eval id in two files); skipped, so each "
+            "sample counts once"
         )
     return f"{log}: {UNLISTED}; skipped"
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -34,13 +35,25 @@ def _missing(value: Any) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
+# A metadata column that holds one value of another type is read as text throughout
+# ("5" beside "abc"): a number written as text is the task's, the other the edit.
+_INTEGER_TEXT = re.compile(r"[+-]?\d+")
+
+
 def _integer(value: Any) -> bool:
     if isinstance(value, bool):
         return False
+    if isinstance(value, str):
+        return _INTEGER_TEXT.fullmatch(value) is not None
     return isinstance(value, Integral) or (isinstance(value, float) and value.is_integer())
 
 
 def _number(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            return math.isfinite(float(value))
+        except ValueError:
+            return False
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -65,11 +78,32 @@ OBJECTS = Kind(
 NUMBER = Kind("a number or null", lambda value: _missing(value) or _number(value))
 SHARE = Kind(
     "a number from 0 to 1 or null",
-    # A score's 0 or 1 may be read back as a bool: the same value.
+    # A score's 0 or 1 may be read back as a bool: the same value. (Score values keep their
+    # JSON types: a number written as text is not the task's.)
     lambda value: (
-        _missing(value) or isinstance(value, bool) or (_number(value) and 0 <= value <= 1)
+        _missing(value)
+        or isinstance(value, bool)
+        or (_number(value) and not isinstance(value, str) and 0 <= value <= 1)
     ),
 )
+TRUTH = Kind(
+    "true or false",
+    lambda value: isinstance(value, bool) or (isinstance(value, int | float) and value in (0, 1)),
+)
+
+
+def objects_with(fields: Mapping[str, Kind], words: str = "") -> Kind:
+    """A list of JSON objects, each with `fields` of their kinds (a field left out is
+    null); `words` name it (by default, by its fields)."""
+    return Kind(
+        words or f"a list of objects with {', '.join(fields)}",
+        lambda value: (
+            OBJECTS.accepts(value)
+            and all(
+                kind.accepts(entry.get(name)) for entry in value for name, kind in fields.items()
+            )
+        ),
+    )
 
 
 def one_of(names: Sequence[str]) -> Kind:
@@ -86,12 +120,17 @@ def optional(kind: Kind) -> Kind:
 
 
 def refuse_wrong(
-    frame: pd.DataFrame, evals: pd.DataFrame, what: str, values: Iterable[Any], kind: Kind
+    frame: pd.DataFrame,
+    evals: pd.DataFrame,
+    what: str,
+    values: Iterable[Any],
+    kind: Kind,
+    shown_as: Callable[[Any], Any] = lambda value: value,
 ) -> None:
     """An InputError naming the first of `frame`'s samples whose value (one of `values`, in
-    the frame's order) `kind` does not accept, and how many such samples there are.
-    `frame` has `samples_df`'s columns `eval_id`, `id` and `epoch`; `evals` maps each
-    `eval_id` to its `log`."""
+    the frame's order) `kind` does not accept, shown as `shown_as` gives it, and how many
+    such samples there are. `frame` has `samples_df`'s columns `eval_id`, `id` and `epoch`;
+    `evals` maps each `eval_id` to its `log`."""
     wrong = [(position, value) for position, value in enumerate(values) if not kind.accepts(value)]
     if not wrong:
         return
@@ -100,7 +139,7 @@ def refuse_wrong(
     log = evals.set_index("eval_id").at[row["eval_id"], "log"]
     others = f" (and {len(wrong) - 1} more sample(s))" if len(wrong) > 1 else ""
     raise InputError(
-        f"{log}: sample {row['id']}, epoch {row['epoch']}: {what} is {_shown(value)}, "
+        f"{log}: sample {row['id']}, epoch {row['epoch']}: {what} is {_shown(shown_as(value))}, "
         f"not {kind.words}{others}; was the log edited?"
     )
 
