@@ -465,6 +465,15 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
         "The box had the apple. Anne moved it, so the box is empty. Later Carl moved it back.",
         "apple",
     ),
+    ("So the box has the apple. Then Bob moved the apple to the basket.", "apple"),
+    # A remark after the conclusion leaves it standing (it answered apple, the item named).
+    ("Anne moved the apple to the basket, so the box is empty. Bob didn't see it.", NOTHING),
+    (
+        "Anne moved the apple to the basket, so the box is empty. Bob, who left, still "
+        "thinks the apple is in the box.",
+        NOTHING,
+    ),
+    ("The ball was moved out, so the box holds the apple. That's all.", "apple"),
     # A statement is read to the end of its clause.
     ("Anne moved the apple to the basket, so the box is empty and the basket has it.", NOTHING),
     # Of a conclusion's statements, the one about the container asked of decides.

@@ -61,8 +61,10 @@ Answers (`parse_answer`)
   nothing has changed", "so the basket is empty" when the box was asked about, "so it is
   empty" in a sentence about the basket), a hedged one ("so it might be empty"), one in an
   aside (in parentheses), one answering a question that offers no item ("Anything else? No,
-  nothing") or one that narration follows decides nothing, and the whole text is read, as
-  follows.
+  nothing") or one that narration follows (a move, "then ...", or another statement of what a
+  container holds) decides nothing, and the whole text is read, as follows. Remarks after a
+  conclusion leave it standing: "..., so the box is empty. Bob, who left, still thinks the
+  apple is there." is nothing.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word (`not empty: an apple`). An item it says is not there is not counted: a
   negation before it with only words of being or holding between ("not the apple", "doesn't
@@ -369,6 +371,12 @@ _STATEMENT_END = re.compile(
     r"[,;]|\s(?:and|but|since|unless|until|while|whereas|because|although|though)\b", _FLAGS
 )
 _MORE_AFTER = re.compile(r"[.!]\s+\S|\n\s*\S")
+_NARRATION = re.compile(
+    r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
+    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped|then|later|after)\b",
+    _FLAGS,
+)
+"""More of the story after a conclusion: what was concluded may no longer hold."""
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+|\n")
 _YES_OR_NO_END = re.compile(r"(?:\b(?:no|nope|yes|yeah|yep)\b|[\s,.!\-\u2014\u2013])*$", _FLAGS)
 _CONTAINER = re.compile(rf"\b{_CONTAINER_WORDS}\b", _FLAGS)
@@ -1070,10 +1078,12 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     if (
         not conclusion
         or conclusion.endswith("?")
-        or _MORE_AFTER.search(conclusion)  # narration goes on after it
         or before.count("(") > before.count(")")  # an aside
         or _answers_a_question(before)
     ):
+        return None
+    conclusion = _without_remarks(conclusion)
+    if not conclusion:
         return None
     bare = _BARE_ANSWER.fullmatch(conclusion) is not None
     named = None
@@ -1106,6 +1116,20 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     if not items and _says_empty(conclusion):
         return ParsedAnswer(NOTHING)
     return None
+
+
+def _without_remarks(conclusion: str) -> str:
+    """The conclusion's first sentence, when the sentences after it are remarks ("..., so
+    the box is empty. Bob didn't see it."); empty when they go on with the story (a move,
+    "then ...") or say again what a container holds, after which the first may not hold."""
+    more = _MORE_AFTER.search(conclusion)
+    if more is None:
+        return conclusion
+    rest = conclusion[more.start() + 1 :]
+    sentences = [sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)]
+    if _NARRATION.search(rest) or any(map(_CONTAINER_STATEMENT.match, sentences)):
+        return ""
+    return conclusion[: more.start() + 1]
 
 
 def _held_in(statement: re.Match[str]) -> str | None:
