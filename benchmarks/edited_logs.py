@@ -135,7 +135,7 @@ def main_benchmark(kinds: list[str], wrong: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--kinds", default=",".join(KINDS), help="kinds of log, comma-separated")
     parser.add_argument(
         "--values", default=",".join(WRONG_VALUES), help="wrong values, comma-separated"
