@@ -610,7 +610,19 @@ def test_an_item_beside_a_negation_is_the_answer(reply: str, item: str) -> None:
         ("The bag has neither the apple nor the banana; the box has the ball.", "ball"),
         ("There is an apple in the box and no apple in the bag.", "apple"),
         ("- Box: apple\n- Bag: no apple", "apple"),
-        ("- Box: apple\n- Bag: no apple\n- Basket: banana", None),
+        # A reply that goes through the containers one by one: only the box's lines count.
+        ("- Box: apple\n- Bag: no apple\n- Basket: banana", "apple"),
+        ("The box? No apple. The basket? The apple.", None),
+        ("The box? The banana. The basket? The apple.", "banana"),
+        ("In the box: the banana. In the basket: the apple.", "banana"),
+        ("Box? Hmm, Anne moved the apple out, so nothing. Basket? The apple.", NOTHING),
+        ("Bag: the ball. Basket: the apple.", None),
+        # One label opens reasoning that goes on: the whole reply is read.
+        (
+            "The basket: Anne put the apple there, then moved it to the box. So the box has "
+            "the apple.",
+            "apple",
+        ),
         # Nor does what another player does not think.
         ("The apple is in the box. She doesn't think the apple is there.", "apple"),
         # The story told again leaves what was said of an item as it was.

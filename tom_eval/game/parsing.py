@@ -48,6 +48,9 @@ Answers (`parse_answer`)
   sentence is a final answer (`Answer: X`), which decides. A JSON object gives its
   `contents` (or `answer`) field.
 * A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
+* A reply that goes through the containers one by one, two or more of them labelled at the
+  start of a line or sentence ("The box? No apple. The basket? The apple.", "- Box:
+  banana\n- Basket: apple"), is read without what it says under another container's label.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
   `Correction`, `Scratch that`, `On second thought`), when that part is
@@ -75,7 +78,9 @@ Answers (`parse_answer`)
   what another player does not think ("she doesn't think the apple is there") denies
   nothing, nor does a denial about another container: the one named right after the item
   ("no apple in the bag"), else the nearest before it in its clause ("the bag has no apple",
-  "- Bag: no apple"). An item's last mention decides ("The apple was in the box, but now
+  "- Bag: no apple"). A pronoun later in the item's sentence can deny it too ("The apple
+  was in the box, but it isn't any more"), unless the item was said to be in another
+  container. An item's last mention decides ("The apple was in the box, but now
   there is no apple" names nothing that is there), except that the story told again ("...,
   because Anne moved the apple to the basket", "the apple was taken") leaves what was said
   of the item as it was; alone, it is read. So "The apple, not the banana" is apple, and
@@ -384,6 +389,13 @@ _CONTAINER_LABEL = re.compile(
     rf"[\W\d]*(?:the\s+)?({_CONTAINER_WORDS})\s*[:\-\u2013\u2014]", _FLAGS
 )
 """A line about one container ("- Bag: ...", "3. Basket: ...")."""
+_SECTION_LABEL = re.compile(
+    r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:(?:[-*\u2022]|\d+[.)])[^\S\n]*)?(?:in\s+)?(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS})\s*(?:\?|:|\s[-\u2013\u2014]\s)",
+    _FLAGS,
+)
+"""A container opening a line or sentence as a label or a question ("- Bag: ...", "The
+basket? ...", "In the box: ...")."""
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
 _NEGATING = r"(?:\b(?:not|never|no\s+longer)\b|n't)"
 _NEGATION = re.compile(_NEGATING, _FLAGS)
@@ -1037,7 +1049,8 @@ def _as_option(action: Action, options: Sequence[Action]) -> ParsedAction:
 
 
 def _answer_in(text: str, container: str | None) -> ParsedAnswer:
-    text = text.replace("\u2019", "'")  # a typographic apostrophe reads as a plain one
+    # A typographic apostrophe reads as a plain one.
+    text = _own_sections(text.replace("\u2019", "'"), container)
     concluded = _concluded(text, container)
     if concluded is not None:
         return concluded
@@ -1060,6 +1073,25 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _own_sections(text: str, container: str | None) -> str:
+    """A reply that goes through the containers one by one, two or more of them labelled
+    ("The box? No apple. The basket? The apple.", "- Box: banana\n- Basket: apple"), without
+    the sections of the others: what it says under another container's label is not said of
+    `container`. A reply with one label at most is kept whole (a label opening reasoning
+    that goes on to other containers)."""
+    labels = list(_SECTION_LABEL.finditer(text))
+    if container is None or len(labels) < 2:
+        return text
+    ends = [label.start() for label in labels[1:]] + [len(text)]
+    kept = [text[: labels[0].start()]]
+    kept += [
+        text[label.start() : end]
+        for label, end in zip(labels, ends, strict=True)
+        if label.group("container").lower() == container
+    ]
+    return "\n".join(part for part in kept if part.strip())
 
 
 def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
