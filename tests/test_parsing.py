@@ -474,6 +474,13 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
         NOTHING,
     ),
     ("The ball was moved out, so the box holds the apple. That's all.", "apple"),
+    # More of the story, second thoughts or another item after it: the whole reply is read.
+    ("Anne moved the apple out, so the box is empty. Afterwards, Bob returned the apple.", "apple"),
+    (
+        "Anne moved the apple out, so the box is empty. Eventually Bob brought the apple back.",
+        "apple",
+    ),
+    ("So the box has the apple. Also the banana that was already there.", None),
     # A statement is read to the end of its clause.
     ("Anne moved the apple to the basket, so the box is empty and the basket has it.", NOTHING),
     # Of a conclusion's statements, the one about the container asked of decides.
@@ -574,6 +581,12 @@ ASSERTIONS = (
     "The {item} is in the box, but it's not the {other}.",
     "The {item}, but it isn't certain.",
     "The {item} is in the box. Bob thinks the {item} is in the bag, but it isn't.",
+    # "But it isn't" after what a player thinks, or after "gone", puts the item back.
+    "Bob is convinced the {item} is gone, but it isn't! It's right there in the box.",
+    "Carol might expect the {item} to be moved, but it isn't. It's in the box.",
+    "The {item} is in the box, but it's not there as far as Bob knows.",
+    "The {item} is in the box, but it isn't there for Bob: he never saw it arrive.",
+    "The {item} is in the box, but it's not, as Bob believes, in the basket.",
 )
 """Replies that say the item is in the box, beside a negation of something else."""
 
@@ -617,6 +630,15 @@ def test_an_item_beside_a_negation_is_the_answer(reply: str, item: str) -> None:
         ("In the box: the banana. In the basket: the apple.", "banana"),
         ("Box? Hmm, Anne moved the apple out, so nothing. Basket? The apple.", NOTHING),
         ("Bag: the ball. Basket: the apple.", None),
+        # A conclusion after the last section ends it, and is read.
+        (
+            "The box? The apple was moved out of it. The basket? It has the apple now. So the "
+            "box is empty.",
+            NOTHING,
+        ),
+        ("- Bag: ball\n- Basket: apple\n\nSo the box has nothing in it.", NOTHING),
+        # No section of the box: the whole reply is read.
+        ("- Bag: empty; the ball went into the box\n- Basket: the apple", None),
         # One label opens reasoning that goes on: the whole reply is read.
         (
             "The basket: Anne put the apple there, then moved it to the box. So the box has "

@@ -334,11 +334,20 @@ _IN_CONTAINER = re.compile(rf"\s+{_IN_A_CONTAINER}", _FLAGS)
 _PRONOUN_ABSENT = re.compile(
     r"(?P<before>[^.!?\n]*?)\b(?:but|though|although|however|yet)\b[\s,]*(?:now\s+)?"
     r"it(?:'s|\s+is)?(?:\s+not|n't|\s+no\s+longer)\s*"
-    rf"(?=any\s*more\b|there\b|in(?:side)?\s+it\b|{_IN_A_CONTAINER}|[.,;!?]|$)",
+    r"(?=any\s*more\b|there\b(?!\s+(?:for|in|to|as|according)\b)|in(?:side)?\s+it\b"
+    rf"|{_IN_A_CONTAINER}|[.;!?]|$)",
     _FLAGS,
 )
 """An item said to be there, then not, by a pronoun later in its sentence: "the apple was in
-the box, but it isn't any more"."""
+the box, but it isn't any more"; not "there for Bob" (another player's view of it)."""
+_BELIEF = re.compile(
+    r"\b(?:think|thinks|thought|believes?|believed|convinced|expects?|expected|assumes?"
+    r"|assumed|supposes?|supposed|imagines?|imagined|might|may|guess(?:es)?)\b",
+    _FLAGS,
+)
+"""What a player thinks or might think, which a "but it isn't" after it contradicts."""
+_GONE = re.compile(r"\b(?:gone|missing|lost|mov(?:e|ed)|taken|removed|empty|away|out)\b", _FLAGS)
+"""An item said to be gone, which a "but it isn't" after it puts back."""
 _CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
 """Where a clause ends, for the container it speaks of ("- Bag: no apple" keeps its label)."""
 _MOVED_BEFORE = re.compile(
@@ -378,10 +387,13 @@ _STATEMENT_END = re.compile(
 _MORE_AFTER = re.compile(r"[.!]\s+\S|\n\s*\S")
 _NARRATION = re.compile(
     r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
-    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped|then|later|after)\b",
+    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped|brought|returned|added"
+    r"|hid|hidden|slipped|stashed|tossed|refilled|back|then|later|after|afterwards|eventually"
+    r"|next|meanwhile|finally|also|hmm+|wait|actually|sorry|mistake|mixed|wrong)\b",
     _FLAGS,
 )
-"""More of the story after a conclusion: what was concluded may no longer hold."""
+"""More of the story, or second thoughts, after a conclusion: what was concluded may no
+longer hold."""
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+|\n")
 _YES_OR_NO_END = re.compile(r"(?:\b(?:no|nope|yes|yeah|yep)\b|[\s,.!\-\u2014\u2013])*$", _FLAGS)
 _CONTAINER = re.compile(rf"\b{_CONTAINER_WORDS}\b", _FLAGS)
@@ -396,6 +408,12 @@ _SECTION_LABEL = re.compile(
 )
 """A container opening a line or sentence as a label or a question ("- Bag: ...", "The
 basket? ...", "In the box: ...")."""
+_SECTION_END = re.compile(
+    r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:so|therefore|thus|hence|(?:that|this)\s+means"
+    r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b",
+    _FLAGS,
+)
+"""A line or sentence that opens a conclusion, which a container's section does not hold."""
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
 _NEGATING = r"(?:\b(?:not|never|no\s+longer)\b|n't)"
 _NEGATION = re.compile(_NEGATING, _FLAGS)
@@ -979,7 +997,7 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
         denied = (
             denied_before
             or _absent(text, match.end(), container)
-            or _pronoun_absent(after, container)
+            or _pronoun_absent(_sentence_before(text, match.start()), after, container)
         )
         end = match.end()
         item = match.group(1).lower()
@@ -1018,13 +1036,24 @@ def _absent(text: str, position: int, container: str | None) -> bool:
     return named is None or container is None or named.lower() == container
 
 
-def _pronoun_absent(after: str, container: str | None) -> bool:
+def _sentence_before(text: str, position: int) -> str:
+    """The sentence `position` is in, up to it (within the window questions are read in)."""
+    return _SENTENCE_BREAK.split(text[max(0, position - _QUESTION_WINDOW) : position])[-1]
+
+
+def _pronoun_absent(said: str, after: str, container: str | None) -> bool:
     """Whether `after`, the text from an item to the next, takes it out of `container` by a
-    pronoun ("... was in the box, but it isn't any more"): not when the item was first said
-    to be in another container ("Bob thinks the apple is in the bag, but it isn't")."""
+    pronoun ("... was in the box, but it isn't any more"), `said` being its sentence before
+    the item. Not when the item was first said to be in another container ("the apple is in
+    the bag, but it isn't"), or to be gone or thought so: then "but it isn't" puts it back
+    ("Bob thinks the apple is missing, but it isn't")."""
     absent = _PRONOUN_ABSENT.match(after)
-    if absent is None or container is None:
-        return absent is not None
+    if absent is None:
+        return False
+    if _BELIEF.search(said + absent.group("before")) or _GONE.search(absent.group("before")):
+        return False
+    if container is None:
+        return True
     named = [found.group().lower() for found in _CONTAINER.finditer(absent.group("before"))]
     out_of = absent.group("container")
     return (not named or named[-1] == container) and (out_of is None or out_of.lower() == container)
@@ -1079,17 +1108,22 @@ def _own_sections(text: str, container: str | None) -> str:
     """A reply that goes through the containers one by one, two or more of them labelled
     ("The box? No apple. The basket? The apple.", "- Box: banana\n- Basket: apple"), without
     the sections of the others: what it says under another container's label is not said of
-    `container`. A reply with one label at most is kept whole (a label opening reasoning
-    that goes on to other containers)."""
+    `container`. A line or sentence that opens a conclusion ("So the box is empty.",
+    "Result: ...") ends a section and is kept. A reply with one label at most, or none for
+    `container`, is kept whole (a label opening reasoning that goes on to other containers,
+    or a list of the other containers that says what went into this one)."""
     labels = list(_SECTION_LABEL.finditer(text))
-    if container is None or len(labels) < 2:
+    named = {label.group("container").lower() for label in labels}
+    if container is None or len(labels) < 2 or container not in named:
         return text
-    ends = [label.start() for label in labels[1:]] + [len(text)]
-    kept = [text[: labels[0].start()]]
+    starts = sorted(
+        [(label.start(), label.group("container").lower()) for label in labels]
+        + [(opener.start(), container) for opener in _SECTION_END.finditer(text)]
+    )
+    ends = [start for start, _ in starts[1:]] + [len(text)]
+    kept = [text[: starts[0][0]]]
     kept += [
-        text[label.start() : end]
-        for label, end in zip(labels, ends, strict=True)
-        if label.group("container").lower() == container
+        text[start:end] for (start, of), end in zip(starts, ends, strict=True) if of == container
     ]
     return "\n".join(part for part in kept if part.strip())
 
@@ -1160,6 +1194,9 @@ def _without_remarks(conclusion: str) -> str:
     rest = conclusion[more.start() + 1 :]
     sentences = [sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)]
     if _NARRATION.search(rest) or any(map(_CONTAINER_STATEMENT.match, sentences)):
+        return ""
+    # An item named again is the story's, unless in what a player thinks.
+    if any(_items_in(sentence) and not _BELIEF.search(sentence) for sentence in sentences):
         return ""
     return conclusion[: more.start() + 1]
 
