@@ -50,7 +50,8 @@ Answers (`parse_answer`)
 * A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
 * A reply that goes through the containers one by one, two or more of them labelled at the
   start of a line or sentence ("The box? No apple. The basket? The apple.", "- Box:
-  banana\n- Basket: apple"), is read without what it says under another container's label.
+  banana\n- Basket: apple"), is read without what it says under another container's label,
+  up to a line or sentence that opens a conclusion ("So the box is empty."), which is read.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
   `Correction`, `Scratch that`, `On second thought`), when that part is
@@ -64,8 +65,9 @@ Answers (`parse_answer`)
   nothing has changed", "so the basket is empty" when the box was asked about, "so it is
   empty" in a sentence about the basket), a hedged one ("so it might be empty"), one in an
   aside (in parentheses), one answering a question that offers no item ("Anything else? No,
-  nothing") or one that narration follows (a move, "then ...", or another statement of what a
-  container holds) decides nothing, and the whole text is read, as follows. Remarks after a
+  nothing") or one that narration follows (a move, "then ...", a second thought, another
+  statement of what a container holds, an item named outside what a player thinks) decides
+  nothing, and the whole text is read, as follows. Remarks after a
   conclusion leave it standing: "..., so the box is empty. Bob, who left, still thinks the
   apple is there." is nothing.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
@@ -80,7 +82,8 @@ Answers (`parse_answer`)
   ("no apple in the bag"), else the nearest before it in its clause ("the bag has no apple",
   "- Bag: no apple"). A pronoun later in the item's sentence can deny it too ("The apple
   was in the box, but it isn't any more"), unless the item was said to be in another
-  container. An item's last mention decides ("The apple was in the box, but now
+  container or gone, or what precedes is what a player thinks ("Bob thinks the apple is
+  missing, but it isn't"), or "there" is a player's view ("there for Bob"). An item's last mention decides ("The apple was in the box, but now
   there is no apple" names nothing that is there), except that the story told again ("...,
   because Anne moved the apple to the basket", "the apple was taken") leaves what was said
   of the item as it was; alone, it is read. So "The apple, not the banana" is apple, and
