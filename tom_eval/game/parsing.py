@@ -83,10 +83,11 @@ Answers (`parse_answer`)
   "- Bag: no apple"). A pronoun later in the item's sentence can deny it too ("The apple
   was in the box, but it isn't any more"), unless the item was said to be in another
   container or gone, or what precedes is what a player thinks ("Bob thinks the apple is
-  missing, but it isn't"), or "there" is a player's view ("there for Bob"). An item's last mention decides ("The apple was in the box, but now
-  there is no apple" names nothing that is there), except that the story told again ("...,
-  because Anne moved the apple to the basket", "the apple was taken") leaves what was said
-  of the item as it was; alone, it is read. So "The apple, not the banana" is apple, and
+  missing, but it isn't"), or "there" is a player's view ("there for Bob"). An item's last
+  mention decides ("The apple was in the box, but now there is no apple" names nothing that
+  is there), except that the story told again ("..., because Anne moved the apple to the
+  basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
+  read. So "The apple, not the banana" is apple, and
   "Not the apple" alone is no answer. Several items are ambiguous. No item but an empty word
   answers `nothing` ("Nothing, not even the apple"); a negated one ("not empty", "no longer
   empty") says the opposite, so alone it is no answer.
