@@ -474,6 +474,16 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
         NOTHING,
     ),
     ("The ball was moved out, so the box holds the apple. That's all.", "apple"),
+    # Without a conclusion, the last plain statement of what the box holds decides, when no
+    # story follows it (a trace names the other items too).
+    ("The ball went to the bag. The box contains the banana. The bag contains the ball.", "banana"),
+    ("Right now the box is empty; the apple was moved to the basket.", NOTHING),
+    ("I think it's the brick. Wait, the brick was moved away. The box has the stapler.", "stapler"),
+    ("The stapler used to be in the box. It's in the bag now. The box has nothing.", NOTHING),
+    # Not one in what a player thinks, hedged, negated, or followed by more story.
+    ("The apple went to the bag. C thinks the box is empty.", "apple"),
+    ("The box might contain the ball, or the apple.", None),
+    ("The box has the apple. Then Anne moves the apple to the bag.", "apple"),
     # More of the story, second thoughts or another item after it: the whole reply is read.
     ("Anne moved the apple out, so the box is empty. Afterwards, Bob returned the apple.", "apple"),
     (

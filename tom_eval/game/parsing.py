@@ -70,6 +70,12 @@ Answers (`parse_answer`)
   nothing, and the whole text is read, as follows. Remarks after a
   conclusion leave it standing: "..., so the box is empty. Bob, who left, still thinks the
   apple is there." is nothing.
+* Without such a conclusion, the last plain statement of what the container asked about holds
+  decides, when the story does not go on after it ("The ball went to the bag. The box
+  contains the banana. The bag contains the ball." is banana; "Right now the box is empty;
+  the apple was moved to the basket." is nothing): not one hedged, negated or in what a
+  player thinks ("C thinks the box is empty"), nor one followed by "then", a present-tense
+  move, "also" or a second thought.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word (`not empty: an apple`). An item it says is not there is not counted: a
   negation before it with only words of being or holding between ("not the apple", "doesn't
@@ -385,6 +391,24 @@ _CONTAINER_STATEMENT = re.compile(
 )
 """A conclusion that states what a container holds ("so the box is empty", "so it holds
 the apple", "so the apple is still in the box"), not what it might hold."""
+_STATED_LEAD = re.compile(
+    r"[\s\-*\u2022>#]*(?:(?:right\s+now|now|currently|at\s+the\s+end|in\s+the\s+end|finally"
+    r"|so|thus|therefore|hence|overall)\b[\s,:]*)?",
+    _FLAGS,
+)
+"""What may open a plain statement of what a container holds ("Right now the box is empty")."""
+_STATEMENT_BREAK = re.compile(r"([.!?]\s+|\n|;)")
+"""Where a plain statement ends (kept, so that positions add up)."""
+_CONTINUED = re.compile(
+    r"\b(?:then|later|after|afterwards|next|eventually|finally|meanwhile|moves|puts|places"
+    r"|takes|removes|carries|also|too|plus|hmm+|wait|actually|sorry|mistake|correction)\b",
+    _FLAGS,
+)
+"""The story going on, or second thoughts, after a statement (not its reasons, told in the
+past: "the box is empty; the apple was moved to the basket")."""
+_HEDGED = re.compile(
+    r"\b(?:might|may|could|would|probably|perhaps|maybe|possibly|likely|if|unless)\b", _FLAGS
+)
 _STATEMENT_END = re.compile(
     r"[,;]|\s(?:and|but|since|unless|until|while|whereas|because|although|though)\b", _FLAGS
 )
@@ -1084,7 +1108,7 @@ def _as_option(action: Action, options: Sequence[Action]) -> ParsedAction:
 def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     # A typographic apostrophe reads as a plain one.
     text = _own_sections(text.replace("\u2019", "'"), container)
-    concluded = _concluded(text, container)
+    concluded = _concluded(text, container) or _stated(text, container)
     if concluded is not None:
         return concluded
     items = _asserted_items(text, container)
@@ -1106,6 +1130,45 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _stated(text: str, container: str | None) -> ParsedAnswer | None:
+    """What the last plain statement of what `container` holds says ("The box contains the
+    banana.", "Right now the box is empty; the apple was moved to the basket."), when no
+    story follows it: a reply that traces the other items too names them, but says which
+    is in the box. Not a statement hedged, negated or in what a player thinks ("C thinks
+    the box is empty"), and not one the story goes on after ("The box has the apple. Then
+    Anne moves it.")."""
+    if container is None:
+        return None
+    stated = None
+    end = 0
+    for piece in _STATEMENT_BREAK.split(text):
+        start, end = end, end + len(piece)
+        lead = _STATED_LEAD.match(piece)
+        statement = _CONTAINER_STATEMENT.match(piece, lead.end() if lead else 0)
+        if (
+            statement is None
+            or statement.group("container") is None
+            or statement.group("container").lower() != container
+            or _HEDGED.search(piece)
+            or _BELIEF.search(piece)
+            or _NEGATION.search(piece)
+        ):
+            continue
+        clause = _STATEMENT_END.split(piece[statement.start() :])[0]
+        stated = (clause, start + statement.end())
+    # What follows the statement's verb, its own clause included ("The box contains the
+    # banana - sorry, I mean the orange").
+    if stated is None or _CONTINUED.search(text[stated[1] :]):
+        return None
+    clause = stated[0]
+    items = _asserted_items(clause, container)
+    if len(items) == 1:
+        return ParsedAnswer(items[0])
+    if not items and _says_empty(clause):
+        return ParsedAnswer(NOTHING)
+    return None
 
 
 def _own_sections(text: str, container: str | None) -> str:
