@@ -480,6 +480,19 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
     ("Right now the box is empty; the apple was moved to the basket.", NOTHING),
     ("I think it's the brick. Wait, the brick was moved away. The box has the stapler.", "stapler"),
     ("The stapler used to be in the box. It's in the bag now. The box has nothing.", NOTHING),
+    ("Anne moved the apple out. So at the end, the box holds nothing.", NOTHING),
+    (
+        "The apple was in the box, but Anne moved it to the bag. So there's nothing in the box "
+        "now.",
+        NOTHING,
+    ),
+    ("Tracking the box: apple in, apple out, stapler in. Final: stapler.", "stapler"),
+    # A conclusion in what a player thinks is not A's: the one before it is read.
+    (
+        "Anne moved the apple out, so the box is empty. Bob was away, so he thinks it has the "
+        "apple.",
+        NOTHING,
+    ),
     # Not one in what a player thinks, hedged, negated, or followed by more story.
     ("The apple went to the bag. C thinks the box is empty.", "apple"),
     ("The box might contain the ball, or the apple.", None),
@@ -640,6 +653,9 @@ def test_an_item_beside_a_negation_is_the_answer(reply: str, item: str) -> None:
         ("In the box: the banana. In the basket: the apple.", "banana"),
         ("Box? Hmm, Anne moved the apple out, so nothing. Basket? The apple.", NOTHING),
         ("Bag: the ball. Basket: the apple.", None),
+        ("What's in the box? The apple. What's in the bag? The banana.", "apple"),
+        ("Box -> stapler\nBag -> apple\nBasket -> (empty)", "stapler"),
+        ("| Container | Contents |\n|---|---|\n| bag | brick |\n| box | stapler |", "stapler"),
         # A conclusion after the last section ends it, and is read.
         (
             "The box? The apple was moved out of it. The basket? It has the apple now. So the "

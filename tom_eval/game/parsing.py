@@ -50,7 +50,8 @@ Answers (`parse_answer`)
 * A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
 * A reply that goes through the containers one by one, two or more of them labelled at the
   start of a line or sentence ("The box? No apple. The basket? The apple.", "- Box:
-  banana\n- Basket: apple"), is read without what it says under another container's label,
+  banana\n- Basket: apple", "What's in the box? ...", "Box -> ...", "| box | ... |"), is read
+  without what it says under another container's label,
   up to a line or sentence that opens a conclusion ("So the box is empty."), which is read.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
@@ -75,7 +76,8 @@ Answers (`parse_answer`)
   contains the banana. The bag contains the ball." is banana; "Right now the box is empty;
   the apple was moved to the basket." is nothing): not one hedged, negated or in what a
   player thinks ("C thinks the box is empty"), nor one followed by "then", a present-tense
-  move, "also" or a second thought.
+  move, "also" or a second thought. A conclusion in what a player thinks ("..., so C thinks
+  the box is empty") is not A's: the one before it is read; "Final:" and "Result:" open one.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word (`not empty: an apple`). An item it says is not there is not counted: a
   negation before it with only words of being or holding between ("not the apple", "doesn't
@@ -310,11 +312,12 @@ _EMPTY = re.compile(
 )
 _CONCLUSION = re.compile(
     rf"\b(?:so|therefore|thus|hence|which\s+means|meaning|{_TAKING_BACK})\b"
-    r"|\bno(?=\s*(?:[,.!;\u2014\u2013]|-(?!\w)))",
+    r"|\bno(?=\s*(?:[,.!;\u2014\u2013]|-(?!\w)))"
+    r"|\b(?:final|result|conclusion)\s*:",
     _FLAGS,
 )
-"""What opens the conclusion of a reasoned answer ("..., so the box is empty") or takes
-back what came before ("No, ...", "Actually, ..."; not "No-one")."""
+"""What opens the conclusion of a reasoned answer ("..., so the box is empty", "Final:
+stapler") or takes back what came before ("No, ...", "Actually, ..."; not "No-one")."""
 _CONTAINER_WORDS = f"(?:{'|'.join(CONTAINERS)})"
 _DENIED = re.compile(
     r"(?:\b(?:not|never|cannot|neither|nor)|n't)\s+"
@@ -385,15 +388,17 @@ _BARE_ANSWER = re.compile(
 _CONTAINER_STATEMENT = re.compile(
     rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:(?:now|still|only)\s+)?"
     r"(?:is|'s|contains|holds|has)\b"
-    rf"|(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)\s+(?:(?:still|now)\s+)?in\s+"
-    rf"(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b",
+    rf"|(?:(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)"
+    rf"|there(?:'s|\s+is)\s+(?:nothing|(?:the|an?)\s+{_ITEM_WORDS}))"
+    rf"\s+(?:(?:still|now|left)\s+)?in\s+(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b",
     _FLAGS,
 )
 """A conclusion that states what a container holds ("so the box is empty", "so it holds
-the apple", "so the apple is still in the box"), not what it might hold."""
+the apple", "so the apple is still in the box", "so there's nothing in the box"), not what
+it might hold."""
 _STATED_LEAD = re.compile(
     r"[\s\-*\u2022>#]*(?:(?:right\s+now|now|currently|at\s+the\s+end|in\s+the\s+end|finally"
-    r"|so|thus|therefore|hence|overall)\b[\s,:]*)?",
+    r"|so|thus|therefore|hence|overall)\b[\s,:]*)*",
     _FLAGS,
 )
 """What may open a plain statement of what a container holds ("Right now the box is empty")."""
@@ -430,12 +435,13 @@ _CONTAINER_LABEL = re.compile(
 )
 """A line about one container ("- Bag: ...", "3. Basket: ...")."""
 _SECTION_LABEL = re.compile(
-    r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:(?:[-*\u2022]|\d+[.)])[^\S\n]*)?(?:in\s+)?(?:the\s+)?"
-    rf"(?P<container>{_CONTAINER_WORDS})\s*(?:\?|:|\s[-\u2013\u2014]\s)",
+    r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:(?:[-*\u2022|]|\d+[.)])[^\S\n]*)?"
+    r"(?:what(?:'s|\s+is)\s+)?(?:in(?:side)?\s+)?(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS})\s*(?:\?|:|\||->|=>|\u2192|\s[-\u2013\u2014]\s)",
     _FLAGS,
 )
 """A container opening a line or sentence as a label or a question ("- Bag: ...", "The
-basket? ...", "In the box: ...")."""
+basket? ...", "In the box: ...", "What's in the box? ...", "Box -> ...", a table's "| box |")."""
 _SECTION_END = re.compile(
     r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:so|therefore|thus|hence|(?:that|this)\s+means"
     r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b",
@@ -1149,8 +1155,7 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         statement = _CONTAINER_STATEMENT.match(piece, lead.end() if lead else 0)
         if (
             statement is None
-            or statement.group("container") is None
-            or statement.group("container").lower() != container
+            or _held_in(statement) != container
             or _HEDGED.search(piece)
             or _BELIEF.search(piece)
             or _NEGATION.search(piece)
@@ -1203,6 +1208,10 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     conclusion about something else ("so nothing has changed", "so the basket is empty")
     or a hedged one ("so it might be empty") is no answer."""
     markers = list(_CONCLUSION.finditer(text))
+    # What a player thinks ("..., so C thinks the box is empty") is no conclusion of A's:
+    # the one before it is read, up to it.
+    while len(markers) > 1 and _BELIEF.search(_first_sentence(text[markers[-1].end() :])):
+        text = text[: markers.pop().start()]
     if not markers:
         return None
     marker = markers[-1]
@@ -1262,10 +1271,17 @@ def _without_remarks(conclusion: str) -> str:
     sentences = [sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)]
     if _NARRATION.search(rest) or any(map(_CONTAINER_STATEMENT.match, sentences)):
         return ""
-    # An item named again is the story's, unless in what a player thinks.
-    if any(_items_in(sentence) and not _BELIEF.search(sentence) for sentence in sentences):
-        return ""
+    # An item named again is the story's, unless in what a player thinks or the one
+    # concluded ("So the answer is the banana. Note that C didn't see the banana.").
+    concluded = set(_items_in(conclusion[: more.start() + 1]))
+    for sentence in sentences:
+        if not _BELIEF.search(sentence) and not set(_items_in(sentence)) <= concluded:
+            return ""
     return conclusion[: more.start() + 1]
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_BREAK.split(text.strip(), maxsplit=1)[0]
 
 
 def _held_in(statement: re.Match[str]) -> str | None:
