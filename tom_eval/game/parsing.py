@@ -411,6 +411,8 @@ _CONTINUED = re.compile(
 )
 """The story going on, or second thoughts, after a statement (not its reasons, told in the
 past: "the box is empty; the apple was moved to the basket")."""
+_BELIEF_CONCLUSIONS = 3
+"""How many conclusions in what a player thinks a reply's own may come before."""
 _HEDGED = re.compile(
     r"\b(?:might|may|could|would|probably|perhaps|maybe|possibly|likely|if|unless)\b", _FLAGS
 )
@@ -1209,8 +1211,11 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     or a hedged one ("so it might be empty") is no answer."""
     markers = list(_CONCLUSION.finditer(text))
     # What a player thinks ("..., so C thinks the box is empty") is no conclusion of A's:
-    # the one before it is read, up to it.
-    while len(markers) > 1 and _BELIEF.search(_first_sentence(text[markers[-1].end() :])):
+    # the one before it is read, up to it (of the last few: a reply of thousands of "so he
+    # thinks" would be cut thousands of times).
+    for _ in range(_BELIEF_CONCLUSIONS):
+        if len(markers) < 2 or not _BELIEF.search(_first_sentence(text[markers[-1].end() :])):
+            break
         text = text[: markers.pop().start()]
     if not markers:
         return None
