@@ -1169,11 +1169,15 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
     # banana - sorry, I mean the orange").
     if stated is None or _CONTINUED.search(text[stated[1] :]):
         return None
-    clause = stated[0]
-    items = _asserted_items(clause, container)
+    return _one_answer(stated[0], container)
+
+
+def _one_answer(statement: str, container: str | None) -> ParsedAnswer | None:
+    """The one item a statement asserts, or nothing when it names none and says empty."""
+    items = _asserted_items(statement, container)
     if len(items) == 1:
         return ParsedAnswer(items[0])
-    if not items and _says_empty(clause):
+    if not items and _says_empty(statement):
         return ParsedAnswer(NOTHING)
     return None
 
@@ -1257,12 +1261,7 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         named = _spoken_of(before, bare and not says_it_is_empty)
     if container is not None and named is not None and named.lower() != container:
         return None
-    items = _asserted_items(conclusion, container)
-    if len(items) == 1:
-        return ParsedAnswer(items[0])
-    if not items and _says_empty(conclusion):
-        return ParsedAnswer(NOTHING)
-    return None
+    return _one_answer(conclusion, container)
 
 
 def _without_remarks(conclusion: str) -> str:
