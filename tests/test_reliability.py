@@ -229,7 +229,7 @@ def kill_part_way(log_dir: Path, *args: str) -> Path:
         while time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.1)
             logs = list(log_dir.glob("*.eval"))
-            if logs and read_eval_log_sample_summaries(str(logs[0])):
+            if logs and _holds_samples(logs[0]):
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
                 (log,) = logs
@@ -239,6 +239,15 @@ def kill_part_way(log_dir: Path, *args: str) -> Path:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     raise AssertionError("the run ended before any sample reached its log")
+
+
+def _holds_samples(log: Path) -> bool:
+    """Whether the running eval's log lists samples yet. Read while Inspect rewrites it, the
+    file may be caught without its zip directory ("EOCD not found"): not yet, then."""
+    try:
+        return bool(read_eval_log_sample_summaries(str(log)))
+    except Exception:  # Inspect raises several types for a log caught mid-write
+        return False
 
 
 def assert_killed_part_way(log: Path) -> set[str]:
