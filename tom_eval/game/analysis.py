@@ -80,6 +80,7 @@ from tom_eval.report.values import (
     objects_with,
     one_of,
     optional,
+    parsed_object,
     refuse_wrong,
 )
 from tom_eval.task_args import NOT_GIVEN
@@ -552,9 +553,9 @@ def _texts(value: Any) -> bool:
 
 def _story(value: Any) -> bool:
     """A story's events and who is in the room at first, which its features read."""
-    if not JSON_OBJECT.accepts(value):
+    story = parsed_object(value)
+    if story is None:
         return False
-    story = json_object(value)
     return _EVENTS.accepts(story.get("events", [])) and _texts(story.get("present_initially", []))
 
 

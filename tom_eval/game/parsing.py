@@ -404,10 +404,13 @@ _STATED_LEAD = re.compile(
 """What may open a plain statement of what a container holds ("Right now the box is empty")."""
 _STATEMENT_BREAK = re.compile(r"([.!?]\s+|\n|;)")
 """Where a plain statement ends (kept, so that positions add up)."""
+_GOING_ON = (
+    r"then|later|after|afterwards|next|eventually|finally|meanwhile|also|hmm+|wait|actually"
+    r"|sorry|mistake"
+)
+"""Words after a statement or conclusion that the story goes on, or a second thought."""
 _CONTINUED = re.compile(
-    r"\b(?:then|later|after|afterwards|next|eventually|finally|meanwhile|moves|puts|places"
-    r"|takes|removes|carries|also|too|plus|hmm+|wait|actually|sorry|mistake|correction)\b",
-    _FLAGS,
+    rf"\b(?:{_GOING_ON}|moves|puts|places|takes|removes|carries|too|plus|correction)\b", _FLAGS
 )
 """The story going on, or second thoughts, after a statement (not its reasons, told in the
 past: "the box is empty; the apple was moved to the basket")."""
@@ -423,8 +426,7 @@ _MORE_AFTER = re.compile(r"[.!]\s+\S|\n\s*\S")
 _NARRATION = re.compile(
     r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
     r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped|brought|returned|added"
-    r"|hid|hidden|slipped|stashed|tossed|refilled|back|then|later|after|afterwards|eventually"
-    r"|next|meanwhile|finally|also|hmm+|wait|actually|sorry|mistake|mixed|wrong)\b",
+    rf"|hid|hidden|slipped|stashed|tossed|refilled|back|mixed|wrong|{_GOING_ON})\b",
     _FLAGS,
 )
 """More of the story, or second thoughts, after a conclusion: what was concluded may no

@@ -57,20 +57,22 @@ def _number(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _json_object(value: Any) -> bool:
+def parsed_object(value: Any) -> dict[str, Any] | None:
+    """A JSON object column value (a dict, or its text) as a dict; None when it is none."""
     if isinstance(value, dict):
-        return True
+        return value
     if not isinstance(value, str):
-        return False
+        return None
     try:
-        return isinstance(json.loads(value), dict)
+        parsed = json.loads(value)
     except json.JSONDecodeError:
-        return False
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 INTEGER = Kind("an integer", _integer)
 TEXT = Kind("text", lambda value: isinstance(value, str))
-JSON_OBJECT = Kind("a JSON object", _json_object)
+JSON_OBJECT = Kind("a JSON object", lambda value: parsed_object(value) is not None)
 OBJECTS = Kind(
     "a list of JSON objects",
     lambda value: isinstance(value, list) and all(isinstance(entry, dict) for entry in value),

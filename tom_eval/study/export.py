@@ -183,7 +183,10 @@ _OS_ERROR = re.compile(
 def _raise_write_error(log: EvalLog) -> None:
     """The OSError that stopped `log`'s run, raised again when it is the disk's (full, over
     quota, read-only): then the log on disk is cut short, and the fault is not the
-    participant's replay but the place the export writes to."""
+    participant's replay but the place the export writes to. A finished log is not read
+    again: its samples are read from the file when asked for."""
+    if log.status == "success":
+        return
     for error in _errors(log):
         found = _OS_ERROR.search(error.message)
         if found and int(found.group("errno")) in FULL_OR_CLOSED:
