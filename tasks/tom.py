@@ -50,7 +50,7 @@ MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
 
-VERSION = "8-A"
+VERSION = "9-A"
 """The task's version (eval.yaml): 7 since an item an answer says is not there is not its
 answer ("Not the apple" is no answer); 6 since an answer is read at its conclusion ("..., so the
 box is empty"), "not empty" is no empty answer, and a trial's liar names an item drawn with

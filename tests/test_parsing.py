@@ -454,7 +454,7 @@ CONCLUDED_CASES: list[tuple[str, str | None]] = [
     ("Banana. No-one touched the box; the bag is empty.", "banana"),
     ("apple\n\nI'm not entirely sure, so it could also be empty.", "apple"),
     ("The ball was moved out, so the box might be empty or hold the apple.", None),
-    ("Ball\n\n(Anne moved the apple out, so the apple is in the basket.)", None),
+    ("Ball\n\n(Anne moved the apple out, so the apple is in the basket.)", "ball"),
     # A conclusion about another container's line or sentence, an answer to an aside or to
     # a question, or narration that goes on after it decides nothing either.
     ("Answer: apple\nReasoning: Anne cleared out the bag, so it is empty now.", "apple"),
@@ -663,8 +663,8 @@ def test_an_item_beside_a_negation_is_the_answer(reply: str, item: str) -> None:
             NOTHING,
         ),
         ("- Bag: ball\n- Basket: apple\n\nSo the box has nothing in it.", NOTHING),
-        # No section of the box: the whole reply is read.
-        ("- Bag: empty; the ball went into the box\n- Basket: the apple", None),
+        # No section of the box: the whole reply is read, what it says of the others aside.
+        ("- Bag: empty; the ball went into the box\n- Basket: the apple", "ball"),
         # One label opens reasoning that goes on: the whole reply is read.
         (
             "The basket: Anne put the apple there, then moved it to the box. So the box has "
@@ -702,3 +702,82 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
     assert parse_action(f"{listing}\nAnswer: C", "choice", options) == ok(options[2])
     # A question is no answer.
     assert parse_action("B or C?\nA) Pass\nC) x", "choice", options).action is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "contents"),
+    [
+        # A statement after its reasons, or with the item as subject.
+        (
+            "The apple went to the bag. Since the apple left the box and nothing else was put "
+            "in, the box is empty.",
+            NOTHING,
+        ),
+        (
+            "- The ball is put into the bag.\nAfter these events, nothing remains in the box.",
+            NOTHING,
+        ),
+        ("So the contents of the box: the brick.", "brick"),
+        ("So inside the box is the brick, while the banana sits in the bag.", "brick"),
+        ("Result: ball in the box, banana in the basket.", "ball"),
+        # Another player's view set against the statement.
+        ("The box is therefore empty, although B thinks the apple is still in the box.", NOTHING),
+        ("The box contains the banana - sorry, I mean the orange.", "orange"),
+        ("The apple was in the box; it isn't any more.", None),
+        # What the reply says of other containers.
+        ("The box? Nothing - it's empty. The bag has the banana.", NOTHING),
+        ("The basket has the apple, not the box.", None),
+        ("- Basket: empty - Anne moved its apple into the box\n- Bag: ball", None),
+        ("The apple is in the basket? No, it's in the box.", "apple"),
+        ("Box (what A saw): ball\nBag: nothing\nBasket: banana", "ball"),
+        ("Box (B thinks): apple\nBox (now): empty\nBag: ball", NOTHING),
+        ("- Box: empty (the brick was moved out)\n- Bag: brick\n- Basket: apple", NOTHING),
+        # Remarks after a conclusion.
+        (
+            "The orange ended up in the box. So: orange. (The ball, by contrast, is in the bag.)",
+            "orange",
+        ),
+        ("So the answer is the banana. Note that C didn't see the banana being placed.", "banana"),
+        ("Answer: The box is empty (the ball was moved out to the basket).", NOTHING),
+        (
+            "The box contains: nothing (the banana went to the bag, and the apple to the basket).",
+            NOTHING,
+        ),
+        # More ways to state what the box holds, or that it is empty.
+        (
+            "The apple was moved from the bag to the box... the box should contain the apple.",
+            "apple",
+        ),
+        ("So: bag = apple, basket = ball, box = empty.", NOTHING),
+        ("Box = \u2205", NOTHING),
+        ("The box doesn't contain anything anymore.", NOTHING),
+        (
+            "At first the box held the apple. Then it was moved to the bag. Currently: the banana.",
+            "banana",
+        ),
+        ("C believes the box holds the orange. In reality, the box is empty.", NOTHING),
+        ("The box contains the ball, I believe, though B thinks it contains the apple.", "ball"),
+        (
+            "The box still contains the orange, though C doesn't know that the banana was removed.",
+            "orange",
+        ),
+        ("The box still contains the orange, but it isn't there any more.", None),
+        (
+            "<think>\nThe banana starts in the box. B moves it to the basket. Then C puts the "
+            "orange in the box. Then the orange... no, the orange stays. Box = orange.\n</think>"
+            "\n\nThe box contains the **orange**.",
+            "orange",
+        ),
+        # An item or nothing is undecided; asked as a question, it is not.
+        ("Hmm, it's either empty or holds the brick.", None),
+        ("The box could hold the apple or nothing.", None),
+        ("Is it the apple or nothing? The apple.", "apple"),
+        # A closing list of where each item is, not of where they started.
+        ("Current locations:\n- apple: basket\n- orange: box\n- ball: bag", "orange"),
+        ("Initially:\n- apple: box\n- ball: bag", None),
+        ("- apple: box -> basket\n- ball: bag", None),
+        ("- apple: box\n- ball: bag\nThen Anne moved the apple to the basket.", None),
+    ],
+)
+def test_what_a_reply_says_of_the_box_alone_is_its_answer(reply: str, contents: str | None) -> None:
+    assert parse_answer(reply, "action", "box").contents == contents

@@ -50,34 +50,46 @@ Answers (`parse_answer`)
 * A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
 * A reply that goes through the containers one by one, two or more of them labelled at the
   start of a line or sentence ("The box? No apple. The basket? The apple.", "- Box:
-  banana\n- Basket: apple", "What's in the box? ...", "Box -> ...", "| box | ... |"), is read
-  without what it says under another container's label,
-  up to a line or sentence that opens a conclusion ("So the box is empty."), which is read.
+  banana\n- Basket: apple", "What's in the box? ...", "Box -> ...", "| box | ... |", "Box
+  (now): ..."), is read without what it says under another container's label, or under a
+  label whose note is another player's view or the start ("Box (B thinks): ...", "Box (at
+  the start): ..."), up to a line or sentence that opens a conclusion ("So the box is
+  empty."), which is read.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
-  `Correction`, `Scratch that`, `On second thought`), when that part is
-  an answer alone ("so orange", "Actually, the banana") or states what the container asked
-  about holds ("so the box is empty", "so it holds the apple", "so the apple is still in the
-  box"), naming one item or saying empty: "The apple was moved to the basket, so the box is
-  empty" answers `nothing`; a statement is read to the end of its clause ("..., so the box is
-  empty and the basket has the apple" is nothing), and of several, the one about the
-  container asked of decides ("..., so the basket has the apple and the box is empty" is
-  nothing). A conclusion about something else ("so
-  nothing has changed", "so the basket is empty" when the box was asked about, "so it is
-  empty" in a sentence about the basket), a hedged one ("so it might be empty"), one in an
-  aside (in parentheses), one answering a question that offers no item ("Anything else? No,
-  nothing") or one that narration follows (a move, "then ...", a second thought, another
-  statement of what a container holds, an item named outside what a player thinks) decides
-  nothing, and the whole text is read, as follows. Remarks after a
-  conclusion leave it standing: "..., so the box is empty. Bob, who left, still thinks the
-  apple is there." is nothing.
-* Without such a conclusion, the last plain statement of what the container asked about holds
-  decides, when the story does not go on after it ("The ball went to the bag. The box
+  `Correction`, `Scratch that`, `On second thought`, `I mean`), when that part is an answer
+  alone ("so orange", "Actually, the banana") or states what the container asked about holds
+  ("so the box is empty", "so it holds the apple", "so the apple is still in the box", "so
+  inside the box is the apple", "so the contents of the box: the apple", "Result: apple in
+  the box, ball in the bag"), naming one item or saying empty: "The apple was moved to the
+  basket, so the box is empty" answers `nothing`; a statement is read to the end of its
+  clause ("..., so the box is empty and the basket has the apple" is nothing), and of
+  several, the one about the container asked of decides ("..., so the basket has the apple
+  and the box is empty" is nothing). A conclusion about something else ("so nothing has
+  changed", "so the basket is empty" when the box was asked about, "so it is empty" in a
+  sentence about the basket), a hedged one ("so it might be empty"), one in an aside (in
+  parentheses), one answering a question that offers no item ("Anything else? No, nothing")
+  or one that narration follows (a move, "then ...", a second thought, another statement of
+  what a container holds, an item named outside what a player thinks) decides nothing, and
+  the whole text is read, as follows. Remarks after a conclusion leave it standing: "..., so
+  the box is empty. Bob, who left, still thinks the apple is there." is nothing, and so are
+  remarks on what a player saw ("Note that C didn't see the banana being placed") and on
+  where things are in other containers ("(The ball is in the bag.)").
+* Without such a conclusion, the last plain statement of what the container asked about
+  holds decides, when the story does not go on after it ("The ball went to the bag. The box
   contains the banana. The bag contains the ball." is banana; "Right now the box is empty;
-  the apple was moved to the basket." is nothing): not one hedged, negated or in what a
-  player thinks ("C thinks the box is empty"), nor one followed by "then", a present-tense
-  move, "also" or a second thought. A conclusion in what a player thinks ("..., so C thinks
-  the box is empty") is not A's: the one before it is read; "Final:" and "Result:" open one.
+  the apple was moved to the basket." is nothing; "Since the apple left, the box is empty",
+  "After these events, nothing remains in the box", "In reality, the box is empty", "the box
+  should contain the apple", "box = empty"): not one hedged, negated or in what a player
+  thinks ("C thinks the box is empty"; "The box is empty, although B thinks the apple is
+  there" is nothing, and so is "The box is empty, I believe, though C doesn't know the apple
+  left"), nor one followed by "then", a present-tense move, "also" or a second thought. A
+  conclusion in what a player thinks ("..., so C thinks the box is empty") is not A's: the
+  one before it is read; "Final:", "Result:", "Summary:" and "Currently:" open one. Then a closing
+  list of where each item is ("Current locations:\n- apple: basket\n- orange: box" is
+  orange), not of where they started.
+* Remarks in parentheses explain: "- Box: empty (the brick was moved out)" is nothing, and
+  "Box: orange (it replaced the apple)" is orange, unless a remark denies or takes back.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word (`not empty: an apple`). An item it says is not there is not counted: a
   negation before it with only words of being or holding between ("not the apple", "doesn't
@@ -86,19 +98,22 @@ Answers (`parse_answer`)
   or a negation after it ("the apple isn't in the box", "The apple? No."). A hedge ("not
   sure but the apple"), what did not happen to the item ("Bob didn't move the apple") or
   what another player does not think ("she doesn't think the apple is there") denies
-  nothing, nor does a denial about another container: the one named right after the item
-  ("no apple in the bag"), else the nearest before it in its clause ("the bag has no apple",
-  "- Bag: no apple"). A pronoun later in the item's sentence can deny it too ("The apple
-  was in the box, but it isn't any more"), unless the item was said to be in another
-  container or gone, or what precedes is what a player thinks ("Bob thinks the apple is
-  missing, but it isn't"), or "there" is a player's view ("there for Bob"). An item's last
-  mention decides ("The apple was in the box, but now there is no apple" names nothing that
-  is there), except that the story told again ("..., because Anne moved the apple to the
-  basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
-  read. So "The apple, not the banana" is apple, and
-  "Not the apple" alone is no answer. Several items are ambiguous. No item but an empty word
-  answers `nothing` ("Nothing, not even the apple"); a negated one ("not empty", "no longer
-  empty") says the opposite, so alone it is no answer.
+  nothing. What the reply says of another container is not said of this one, denied or not:
+  the container named right after the item ("no apple in the bag", "the apple is in the
+  bag"), else the nearest before it in its clause ("the bag has no apple", "- Bag: apple",
+  "The basket has the apple, not the box" names none of the box); an empty word too ("-
+  Basket: empty"). Not so for the story told again, nor in what a player thinks. A pronoun
+  later in the item's sentence can deny it too ("The apple was in the box, but it isn't any
+  more"; "...; it isn't"), unless the item was said to be in another container or gone ("Bob
+  thinks the apple is missing, but it isn't"), or "there" is a player's view ("there for
+  Bob"). An item's last mention decides ("The apple was in the box, but now there is no
+  apple" names nothing that is there), except that the story told again ("..., because Anne
+  moved the apple to the basket", "the apple was taken") leaves what was said of the item as
+  it was; alone, it is read. So "The apple, not the banana" is apple, and "Not the apple"
+  alone is no answer. Several items are ambiguous, and so is an item or nothing ("either
+  empty or the brick", not asked as a question). No item but an empty word answers `nothing`
+  ("Nothing, not even the apple", "doesn't contain anything", "\u2205"); a negated one ("not
+  empty", "no longer empty") says the opposite, so alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -178,6 +193,8 @@ _ONE_WORD = re.compile(r"\s*[\"'\u2018\u201c]?[a-z]*[\"'\u2019\u201d]?\s*", _FLA
 _PLACEHOLDER = re.compile(r"\.\.\.|\u2026")
 _HEDGE_WINDOW = 60
 
+_THEREFORE = r"so|therefore|thus|hence"
+"""Words that open what a reply concludes."""
 _TAKING_BACK = r"actually|wait|on\s+second\s+thought|correction|scratch\s+that"
 """Words that open a revision, also inside a sentence (not "no" or "instead": "Pass - no
 need to ask" revises nothing)."""
@@ -188,7 +205,7 @@ _SENTENCE_END = re.compile(
 """Where a sentence ends: after . ! ? and a space, glued to the next ("cost.Pass"), or at a
 dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.")."""
 _CLOSING = re.compile(
-    r"(?:(?:so|therefore|thus|hence|then|ok(?:ay)?)\s*,?\s*)?(?:the\s+|my\s+)?"
+    rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*,?\s*)?(?:the\s+|my\s+)?"
     r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
     r"(?:answer|action|choice|decision|move|selection)\s*(?:is\b\s*:?|[:=-])\s*(.+)",
     _FLAGS,
@@ -275,7 +292,7 @@ _HEDGE_BEFORE = re.compile(
     r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
     _FLAGS,
 )
-_JOINING = r"but|so|therefore|thus|hence|and|then"
+_JOINING = rf"but|{_THEREFORE}|and|then"
 """Words that open a new clause."""
 _CLAUSE_END = re.compile(rf"[.,;:!?()\[\]]|\b(?:{_JOINING})\b", _FLAGS)
 _REVISION = re.compile(rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS)
@@ -293,7 +310,7 @@ _HEDGE_AFTER = re.compile(
 """What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5")."""
 
 _WHOLE_LETTER = re.compile(
-    r"\W*(?:(?:so|thus|hence|therefore|then)\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*",
+    rf"\W*(?:(?:{_THEREFORE}|then)\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*",
     _FLAGS,
 )
 # A letter counts after a keyword ("option C", "my choice is B") or as a whole line or
@@ -307,22 +324,25 @@ _LABEL_LETTER = re.compile(r"^\(?([A-Z])(?:[).:-](?:\s|$)|\s*$)", re.ASCII | re.
 
 _ITEM = re.compile(rf"\b({'|'.join(ITEMS)})s?\b", _FLAGS)
 _EMPTY = re.compile(
-    r"\b(?:nothing|empty|none|no\s+(?:object|item|thing)s?|not\s+anything)\b|n't\s+anything\b",
+    r"\b(?:nothing|empty|none|no\s+(?:object|item|thing)s?)\b"
+    r"|(?:\bnot|n't)\s+(?:(?:contain|hold|have)\s+)?anything\b|\u2205",
     _FLAGS,
 )
 _CONCLUSION = re.compile(
-    rf"\b(?:so|therefore|thus|hence|which\s+means|meaning|{_TAKING_BACK})\b"
+    rf"\b(?:{_THEREFORE}|which\s+means|meaning|{_TAKING_BACK})\b"
     r"|\bno(?=\s*(?:[,.!;\u2014\u2013]|-(?!\w)))"
-    r"|\b(?:final|result|conclusion)\s*:",
+    r"|\b(?:final|result|conclusion|currently|(?:in\s+)?summary)\s*:|\bI\s+meant?\b",
     _FLAGS,
 )
 """What opens the conclusion of a reasoned answer ("..., so the box is empty", "Final:
-stapler") or takes back what came before ("No, ...", "Actually, ..."; not "No-one")."""
+stapler", "Currently: the banana") or takes back what came before ("No, ...", "Actually,
+...", "sorry, I mean ..."; not "No-one")."""
 _CONTAINER_WORDS = f"(?:{'|'.join(CONTAINERS)})"
 _DENIED = re.compile(
     r"(?:\b(?:not|never|cannot|neither|nor)|n't)\s+"
     r"(?:(?:be|is|are|ha(?:ve|s|d|ving)|hold(?:s|ing)?|contain(?:s|ing)?|seem\s+to\s+be"
     r"|any|even|the|an?)\s+){0,3}$"
+    r"|\bnor\s+(?:is|was)\s+it\s+(?:(?:the|an?)\s+)?$"
     r"|\bI\s+(?:(?:do|would|ca)\s*(?:not|n't)|cannot)\s+"
     r"(?:think|believe|suppose|reckon|expect|say)\b[^,.;:!?\n]*$"
     r"|\bI\s+doubt\b[^,.;:!?\n]*$"
@@ -330,10 +350,11 @@ _DENIED = re.compile(
     r"(?:(?:the|an?)\s+)?$",
     _FLAGS,
 )
-"""What before an item says it is not there: "not the apple", "doesn't hold an apple", "no
-apple", "no longer holds the apple", "I don't think it's the apple", "I doubt it's the
-apple"; not a hedge ("not sure but the apple"), what did not happen to it ("Bob didn't move
-the apple") or what another player does not think ("she doesn't think the apple is there")."""
+"""What before an item says it is not there: "not the apple", "doesn't hold an apple", "nor
+is it the apple", "no apple", "no longer holds the apple", "I don't think it's the apple",
+"I doubt it's the apple"; not a hedge ("not sure but the apple"), what did not happen to it
+("Bob didn't move the apple") or what another player does not think ("she doesn't think the
+apple is there")."""
 _IN_A_CONTAINER = rf"in(?:side)?\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b"
 _ABSENT = re.compile(
     r"(?:'s|\s+(?:is|are|was|were))?(?:\s+not|n't|\s+no\s+longer)\s+"
@@ -343,16 +364,29 @@ _ABSENT = re.compile(
 )
 """What after an item says it is not there: "the apple isn't in the box", "is not there any
 more", "The apple? No."; in another container it may be what this one holds."""
-_IN_CONTAINER = re.compile(rf"\s+{_IN_A_CONTAINER}", _FLAGS)
+_OR_EMPTY = re.compile(
+    r"\b(?:empty|nothing)\s+or\b|\bor\s+(?:(?:it(?:'s|\s+is)|be)\s+)?(?:empty|nothing)\b", _FLAGS
+)
+"""An item or nothing, undecided ("either empty or holds the brick", "the ball or nothing")."""
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+"""A sentence that asks ("Is it the apple or nothing?"), which offers, not answers."""
+_REMARK = re.compile(r"\([^()]*\)")
+"""A remark in parentheses, which explains an answer rather than gives it."""
+_ASKED = re.compile(r"\s*\?")
+_IN_CONTAINER = re.compile(
+    rf"\s+(?:(?:is|'s|remains|stays|sits|lies)\s+)?(?:(?:still|now)\s+)?{_IN_A_CONTAINER}", _FLAGS
+)
+"""What after an item says where it is ("the apple in the bag", "the apple is still in the box")."""
 _PRONOUN_ABSENT = re.compile(
-    r"(?P<before>[^.!?\n]*?)\b(?:but|though|although|however|yet)\b[\s,]*(?:now\s+)?"
+    r"(?P<before>[^.!?\n]*?)(?:\b(?:but|though|although|however|yet)\b|;)[\s,]*(?:now\s+)?"
     r"it(?:'s|\s+is)?(?:\s+not|n't|\s+no\s+longer)\s*"
     r"(?=any\s*more\b|there\b(?!\s+(?:for|in|to|as|according)\b)|in(?:side)?\s+it\b"
     rf"|{_IN_A_CONTAINER}|[.;!?]|$)",
     _FLAGS,
 )
 """An item said to be there, then not, by a pronoun later in its sentence: "the apple was in
-the box, but it isn't any more"; not "there for Bob" (another player's view of it)."""
+the box, but it isn't any more", "...; it isn't there now"; not "there for Bob" (another
+player's view of it)."""
 _BELIEF = re.compile(
     r"\b(?:think|thinks|thought|believes?|believed|convinced|expects?|expected|assumes?"
     r"|assumed|supposes?|supposed|imagines?|imagined|might|may|guess(?:es)?)\b",
@@ -378,6 +412,17 @@ be in or out of a container."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
+_ITEM_PLACE = re.compile(
+    rf"^[^\S\n]*(?:(?:[-*\u2022]|\d+[.)])[^\S\n]*)?(?:the\s+)?(?P<item>{_ITEM_WORDS})[^\S\n]*"
+    r"(?::|->|=>|\u2192|\s[-\u2013\u2014])[^\S\n]*(?:(?:still\s+|now\s+)?in(?:side)?\s+)?"
+    rf"(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b[^\S\n]*(?:\([^()\n]*\))?[.;,]?[^\S\n]*$",
+    _FLAGS | re.MULTILINE,
+)
+"""A line of a list of where each item is ("- orange: box"), with no path ("box -> bag")."""
+_AT_THE_START = re.compile(
+    r"\b(?:initial\w*|start\w*|began|begin\w*|before|first|original\w*)\b", _FLAGS
+)
+"""A heading of where things were at first ("Initially:", "At the start:")."""
 _BARE_ANSWER = re.compile(
     r"(?:(?:probably|likely|just|only|still|now|i\s+(?:think|believe|guess)|it(?:'s|\s+is)"
     r"|(?:the\s+|my\s+)?answer\s+is|(?:it\s+)?must\s+be)\s+)*"
@@ -385,23 +430,40 @@ _BARE_ANSWER = re.compile(
     _FLAGS,
 )
 """A conclusion that is an answer and nothing else ("so orange", "Actually, the banana.")."""
+_ADVERB = r"(?:now|still|only|actually|really|currently)"
 _CONTAINER_STATEMENT = re.compile(
-    rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:(?:now|still|only)\s+)?"
-    r"(?:is|'s|contains|holds|has)\b"
-    rf"|(?:(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)"
+    rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:{_ADVERB}\s+)?"
+    r"(?:is|'s|contains|holds|has|(?:should|must)\s+(?:be|contain|hold|have))\b"
+    rf"|(?P<equals>{_CONTAINER_WORDS})\s*="
+    rf"|(?:the\s+)?contents?\s+of\s+(?:the\s+)?(?P<of>{_CONTAINER_WORDS})\s*(?:is\b|are\b|:)"
+    rf"|in(?:side)?\s+(?:the\s+)?(?P<inside>{_CONTAINER_WORDS}),?\s+(?:{_ADVERB}\s+)?"
+    r"(?:is|are|lies|sits|remains|there(?:'s|\s+is|\s+are))\b"
+    rf"|(?:(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)|nothing\s+(?:is|remains)"
     rf"|there(?:'s|\s+is)\s+(?:nothing|(?:the|an?)\s+{_ITEM_WORDS}))"
-    rf"\s+(?:(?:still|now|left)\s+)?in\s+(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b",
+    rf"\s+(?:(?:still|now|left)\s+)?in\s+(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b"
+    rf"|(?:the\s+)?{_ITEM_WORDS}\s+in(?:side)?\s+(?:the\s+)?(?P<at>{_CONTAINER_WORDS})"
+    r"(?=\s*(?:[,;.!)]|$)|\s+(?:and|but|while|whereas)\b)",
     _FLAGS,
 )
 """A conclusion that states what a container holds ("so the box is empty", "so it holds
-the apple", "so the apple is still in the box", "so there's nothing in the box"), not what
-it might hold."""
+the apple", "so the apple is still in the box", "so there's nothing in the box", "so inside
+the box is the apple", "so the contents of the box: the apple", "Result: apple in the box,
+ball in the bag", "so the box should contain the apple", "So: bag = apple, box = empty"), not
+what it might hold. An item in a container without a verb must end its clause: "the apple in
+the box was moved" tells the story."""
+_STATEMENT_GROUPS = ("container", "equals", "of", "inside", "place", "at")
+"""The groups of `_CONTAINER_STATEMENT` that name the container."""
 _STATED_LEAD = re.compile(
-    r"[\s\-*\u2022>#]*(?:(?:right\s+now|now|currently|at\s+the\s+end|in\s+the\s+end|finally"
-    r"|so|thus|therefore|hence|overall)\b[\s,:]*)*",
+    r"[\s\-*\u2022>#]*(?:(?:(?:right\s+now|now|currently|at\s+the\s+end|in\s+the\s+end"
+    rf"|finally|{_THEREFORE}|overall|in\s+reality|in\s+fact|actually|really)\b"
+    r"|(?:after|since|because|as|given\s+that|following|from|based\s+on|according\s+to)\b"
+    r"[^,.;:!?\n]{1,150},)[\s,:]*)*",
     _FLAGS,
 )
-"""What may open a plain statement of what a container holds ("Right now the box is empty")."""
+"""What may open a plain statement of what a container holds ("Right now the box is empty",
+"Since nothing else was put in, the box is empty", "After these events, nothing remains in
+the box", "From my perspective, the box holds the orange", "In reality, the box is
+empty")."""
 _STATEMENT_BREAK = re.compile(r"([.!?]\s+|\n|;)")
 """Where a plain statement ends (kept, so that positions add up)."""
 _GOING_ON = (
@@ -416,6 +478,18 @@ _CONTINUED = re.compile(
 past: "the box is empty; the apple was moved to the basket")."""
 _BELIEF_CONCLUSIONS = 3
 """How many conclusions in what a player thinks a reply's own may come before."""
+_CONTRAST = re.compile(
+    r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|but|whereas|while)\b", _FLAGS
+)
+"""What opens a clause that sets another view against a statement."""
+_OWN_BELIEF = re.compile(r"^[\s,]*I\s+(?:think|believe|guess|reckon)\b", _FLAGS)
+"""A's own "I believe" after a statement, which is no other player's view."""
+_ANOTHERS_IGNORANCE = re.compile(
+    r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|whereas)\s+"
+    r"(?:(?:player\s+)?(?-i:[BCD])|he|she|they)\b",
+    _FLAGS,
+)
+"""What opens another player's view set against a statement ("..., though C doesn't know")."""
 _HEDGED = re.compile(
     r"\b(?:might|may|could|would|probably|perhaps|maybe|possibly|likely|if|unless)\b", _FLAGS
 )
@@ -431,23 +505,42 @@ _NARRATION = re.compile(
 )
 """More of the story, or second thoughts, after a conclusion: what was concluded may no
 longer hold."""
+_PERCEIVED = re.compile(
+    r"\b(?:see|sees|saw|seen|watch(?:es|ed)?|notic(?:e|es|ed)|witness(?:es|ed)?)\b", _FLAGS
+)
+"""A remark on what a player saw of the story ("C didn't see the banana being placed"), not
+more of it (unless it goes on: "then B saw Anne move it")."""
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+|\n")
 _YES_OR_NO_END = re.compile(r"(?:\b(?:no|nope|yes|yeah|yep)\b|[\s,.!\-\u2014\u2013])*$", _FLAGS)
 _CONTAINER = re.compile(rf"\b{_CONTAINER_WORDS}\b", _FLAGS)
 _CONTAINER_LABEL = re.compile(
-    rf"[\W\d]*(?:the\s+)?({_CONTAINER_WORDS})\s*[:\-\u2013\u2014]", _FLAGS
+    rf"[\W\d]*(?:the\s+)?({_CONTAINER_WORDS})(?:\s*\([^()\n]{{0,60}}\))?\s*[:\-\u2013\u2014]",
+    _FLAGS,
 )
 """A line about one container ("- Bag: ...", "3. Basket: ...")."""
 _SECTION_LABEL = re.compile(
     r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:(?:[-*\u2022|]|\d+[.)])[^\S\n]*)?"
     r"(?:what(?:'s|\s+is)\s+)?(?:in(?:side)?\s+)?(?:the\s+)?"
-    rf"(?P<container>{_CONTAINER_WORDS})\s*(?:\?|:|\||->|=>|\u2192|\s[-\u2013\u2014]\s)",
+    rf"(?P<container>{_CONTAINER_WORDS})(?P<note>\s*\([^()\n]{{0,60}}\))?"
+    r"\s*(?:\?|:|\||->|=>|\u2192|\s[-\u2013\u2014]\s)",
     _FLAGS,
 )
 """A container opening a line or sentence as a label or a question ("- Bag: ...", "The
-basket? ...", "In the box: ...", "What's in the box? ...", "Box -> ...", a table's "| box |")."""
+basket? ...", "In the box: ...", "What's in the box? ...", "Box -> ...", a table's "| box |",
+"Box (now): ...")."""
+_OTHERS_VIEW = re.compile(
+    r"^\(\s*(?:player\s+)?(?-i:[BCD])\s*\)$"
+    r"|\b(?:think|thinks|believes?|belief|view|perspective|according|expects?|assumes?)\b",
+    _FLAGS,
+)
+"""A label's note that makes its section another player's view ("Box (B's belief): ...")."""
+_OWN_VIEW = re.compile(
+    r"(?-i:\b[AI]\b)|\b(?:me|my|mine|actual(?:ly)?|real(?:ly|ity)?|now|current(?:ly)?|final(?:ly)?)\b",
+    _FLAGS,
+)
+"""A label's note that makes its section A's own ("Box (what I saw): ...", "Box (now): ...")."""
 _SECTION_END = re.compile(
-    r"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:so|therefore|thus|hence|(?:that|this)\s+means"
+    rf"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:{_THEREFORE}|(?:that|this)\s+means"
     r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b",
     _FLAGS,
 )
@@ -1018,7 +1111,8 @@ def _items_in(text: str) -> list[str]:
 def _asserted_items(text: str, container: str | None) -> list[str]:
     """The items a text names, less those it says are not in `container` (None: any)
     ("The apple, not the banana" is apple; "Not the apple", "not the apple or the banana"
-    and "The apple isn't there any more" name none). An item's last mention about the
+    and "The apple isn't there any more" name none; "The bag has the banana" names none of
+    the box). An item's last mention about the
     container decides ("The apple was there, but now there is no apple" names none); the
     story told again ("Anne moved the apple") counts only for an item not otherwise named."""
     last_said: dict[str, bool] = {}
@@ -1035,13 +1129,15 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
         denied = (
             denied_before
             or _absent(text, match.end(), container)
-            or _pronoun_absent(_sentence_before(text, match.start()), after, container)
+            or _pronoun_absent(after, container)
         )
         end = match.end()
         item = match.group(1).lower()
-        if denied_before and _of_another(text, match, container):
-            continue  # "the basket has no apple" says nothing of the box
         moved = _MOVED_BEFORE.search(before) or _MOVED_AFTER.match(text, end)
+        if (denied_before or not (moved or denied or _BELIEF.search(before))) and _of_another(
+            text, match, container
+        ):
+            continue  # "the basket has (no) apple" says nothing of the box
         if moved and not denied:
             # The story told again ("because Anne moved the apple to the basket") leaves
             # what was said of the item as it was; alone, it is all there is to read.
@@ -1053,13 +1149,13 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
 
 def _of_another(text: str, match: re.Match[str], container: str | None) -> bool:
     """Whether the item `match` finds is spoken of in a container other than `container`:
-    one named right after it ("no apple in the bag"), else the nearest before it in its
-    clause ("the bag has no apple", "- Bag: no apple")."""
+    one named right after it ("no apple in the bag", "the apple is in the bag"), else the
+    nearest before it in its clause ("the bag has no apple", "- Bag: no apple")."""
     if container is None:
         return False
     after = _IN_CONTAINER.match(text, match.end())
-    if after is not None:
-        return after.group("container").lower() != container
+    if after is not None:  # not a question ("The apple is in the basket? No, ...")
+        return after.group("container").lower() != container and not _ASKED.match(text, after.end())
     clause = _CLAUSE.split(text[max(0, match.start() - _QUESTION_WINDOW) : match.start()])[-1]
     named = [found.group().lower() for found in _CONTAINER.finditer(clause)]
     return bool(named) and named[-1] != container
@@ -1074,21 +1170,16 @@ def _absent(text: str, position: int, container: str | None) -> bool:
     return named is None or container is None or named.lower() == container
 
 
-def _sentence_before(text: str, position: int) -> str:
-    """The sentence `position` is in, up to it (within the window questions are read in)."""
-    return _SENTENCE_BREAK.split(text[max(0, position - _QUESTION_WINDOW) : position])[-1]
-
-
-def _pronoun_absent(said: str, after: str, container: str | None) -> bool:
+def _pronoun_absent(after: str, container: str | None) -> bool:
     """Whether `after`, the text from an item to the next, takes it out of `container` by a
-    pronoun ("... was in the box, but it isn't any more"), `said` being its sentence before
-    the item. Not when the item was first said to be in another container ("the apple is in
-    the bag, but it isn't"), or to be gone or thought so: then "but it isn't" puts it back
+    pronoun ("... was in the box, but it isn't any more", "You might think the apple is in
+    the box; it isn't"). Not when the item was first said to be in another container ("the
+    apple is in the bag, but it isn't"), or to be gone: then "but it isn't" puts it back
     ("Bob thinks the apple is missing, but it isn't")."""
     absent = _PRONOUN_ABSENT.match(after)
     if absent is None:
         return False
-    if _BELIEF.search(said + absent.group("before")) or _GONE.search(absent.group("before")):
+    if _GONE.search(absent.group("before")):
         return False
     if container is None:
         return True
@@ -1118,15 +1209,20 @@ def _as_option(action: Action, options: Sequence[Action]) -> ParsedAction:
 def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     # A typographic apostrophe reads as a plain one.
     text = _own_sections(text.replace("\u2019", "'"), container)
-    concluded = _concluded(text, container) or _stated(text, container)
+    concluded = _concluded(text, container) or _stated(text, container) or _listed(text, container)
     if concluded is not None:
         return concluded
+    outside = _outside_remarks(text, container)
+    if outside is not None:
+        return outside
     items = _asserted_items(text, container)
     if len(items) > 1:
         return ParsedAnswer(None, f"ambiguous: names several items ({', '.join(items)})")
+    if items and _OR_EMPTY.search(_QUESTION.sub(" ", text)):
+        return ParsedAnswer(None, f"ambiguous: {items[0]} or nothing")
     if items:
         return ParsedAnswer(items[0])
-    if _says_empty(text):
+    if _says_empty(text, container):
         return ParsedAnswer(NOTHING)
     if _items_in(text):
         return ParsedAnswer(None, "names only what is not there")
@@ -1140,6 +1236,29 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _outside_remarks(text: str, container: str | None) -> ParsedAnswer | None:
+    """What a reply answers outside its remarks in parentheses, which explain the answer
+    ("- Box: empty (the brick was moved out)", "Box: orange (it replaced the apple)"): an
+    empty word alone, or one item when no remark denies."""
+    plain = _explained(text)
+    if plain == text:
+        return None
+    if not _items_in(plain):
+        return ParsedAnswer(NOTHING) if _says_empty(plain, container) else None
+    if any(_NEGATION.search(remark) for remark in _REMARK.findall(text)):
+        return None
+    items = _asserted_items(plain, container)
+    return ParsedAnswer(items[0]) if len(items) == 1 else None
+
+
+def _explained(text: str) -> str:
+    """`text` without its remarks in parentheses, which explain rather than answer ("The box
+    is empty (the ball was moved out)"); a remark that takes back what came before stays."""
+    return _REMARK.sub(
+        lambda remark: remark.group() if _REVISION.search(remark.group()) else " ", text
+    )
 
 
 def _stated(text: str, container: str | None) -> ParsedAnswer | None:
@@ -1157,21 +1276,55 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         start, end = end, end + len(piece)
         lead = _STATED_LEAD.match(piece)
         statement = _CONTAINER_STATEMENT.match(piece, lead.end() if lead else 0)
-        if (
-            statement is None
-            or _held_in(statement) != container
-            or _HEDGED.search(piece)
-            or _BELIEF.search(piece)
-            or _NEGATION.search(piece)
-        ):
+        if statement is None or _held_in(statement) != container or _HEDGED.search(piece):
             continue
-        clause = _STATEMENT_END.split(piece[statement.start() :])[0]
-        stated = (clause, start + statement.end())
+        said = piece[statement.start() :]
+        clause_end = statement.start() + len(_STATEMENT_END.split(said)[0])
+        if _believed(piece, clause_end) or _negated(piece, clause_end):
+            continue
+        stated = (_STATEMENT_END.split(_explained(said))[0], start + statement.end())
     # What follows the statement's verb, its own clause included ("The box contains the
     # banana - sorry, I mean the orange").
     if stated is None or _CONTINUED.search(text[stated[1] :]):
         return None
     return _one_answer(stated[0], container)
+
+
+def _believed(piece: str, end: int) -> bool:
+    """Whether the statement in `piece` that ends at `end` is what a player thinks ("C thinks
+    the box is empty", "the box has the apple, or so B believes"); not when the belief
+    follows a contrast ("The box is empty, although B thinks the apple is still there"),
+    after A's own "I believe"."""
+    after = _OWN_BELIEF.sub("", piece[end:])
+    return _BELIEF.search(piece[:end]) is not None or (
+        _BELIEF.search(after) is not None and _CONTRAST.match(after) is None
+    )
+
+
+def _negated(piece: str, end: int) -> bool:
+    """Whether the statement in `piece` that ends at `end` is negated, or what follows it
+    negates something; not what a player does not know, set against it ("The box still
+    contains the orange, though C doesn't know that the banana was removed")."""
+    after = piece[end:]
+    if _NEGATION.search(piece[:end]):
+        return True
+    return _NEGATION.search(after) is not None and _ANOTHERS_IGNORANCE.match(after) is None
+
+
+def _listed(text: str, container: str | None) -> ParsedAnswer | None:
+    """The one item a closing list of where each item is puts in `container` ("Current
+    locations:\n- apple: basket\n- orange: box"); not a list of where they started, nor one
+    the reply goes on after."""
+    lines = list(_ITEM_PLACE.finditer(text))
+    if container is None or len(lines) < 2 or text[lines[-1].end() :].strip():
+        return None
+    heading = text[: lines[0].start()].rstrip().rsplit("\n", 1)[-1]
+    if _AT_THE_START.search(heading):
+        return None
+    items = [
+        line.group("item").lower() for line in lines if line.group("container").lower() == container
+    ]
+    return ParsedAnswer(items[0]) if len(items) == 1 else None
 
 
 def _one_answer(statement: str, container: str | None) -> ParsedAnswer | None:
@@ -1197,7 +1350,7 @@ def _own_sections(text: str, container: str | None) -> str:
     if container is None or len(labels) < 2 or container not in named:
         return text
     starts = sorted(
-        [(label.start(), label.group("container").lower()) for label in labels]
+        [(label.start(), _section_of(label)) for label in labels]
         + [(opener.start(), container) for opener in _SECTION_END.finditer(text)]
     )
     ends = [start for start, _ in starts[1:]] + [len(text)]
@@ -1206,6 +1359,15 @@ def _own_sections(text: str, container: str | None) -> str:
         text[start:end] for (start, of), end in zip(starts, ends, strict=True) if of == container
     ]
     return "\n".join(part for part in kept if part.strip())
+
+
+def _section_of(label: re.Match[str]) -> str:
+    """The container a section label opens, or none for another player's view of it or
+    what it held at the start ("Box (B's belief): ...", "Box (at the start): ...")."""
+    note = (label.group("note") or "").strip()
+    if not _OWN_VIEW.search(note) and (_OTHERS_VIEW.search(note) or _AT_THE_START.search(note)):
+        return ""
+    return label.group("container").lower()
 
 
 def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
@@ -1235,7 +1397,7 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         or _answers_a_question(before)
     ):
         return None
-    conclusion = _without_remarks(conclusion)
+    conclusion = _explained(_without_remarks(conclusion, container))
     if not conclusion:
         return None
     bare = _BARE_ANSWER.fullmatch(conclusion) is not None
@@ -1266,24 +1428,41 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     return _one_answer(conclusion, container)
 
 
-def _without_remarks(conclusion: str) -> str:
+def _without_remarks(conclusion: str, container: str | None) -> str:
     """The conclusion's first sentence, when the sentences after it are remarks ("..., so
-    the box is empty. Bob didn't see it."); empty when they go on with the story (a move,
+    the box is empty. Bob didn't see it.", "Note that C didn't see the banana being
+    placed.", "The ball is in the bag."); empty when they go on with the story (a move,
     "then ...") or say again what a container holds, after which the first may not hold."""
     more = _MORE_AFTER.search(conclusion)
     if more is None:
         return conclusion
     rest = conclusion[more.start() + 1 :]
-    sentences = [sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)]
-    if _NARRATION.search(rest) or any(map(_CONTAINER_STATEMENT.match, sentences)):
-        return ""
-    # An item named again is the story's, unless in what a player thinks or the one
-    # concluded ("So the answer is the banana. Note that C didn't see the banana.").
     concluded = set(_items_in(conclusion[: more.start() + 1]))
-    for sentence in sentences:
+    for sentence in (sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)):
+        if _elsewhere(sentence, container):
+            continue
+        if (
+            _NARRATION.search(sentence)
+            and not (_PERCEIVED.search(sentence) and not _CONTINUED.search(sentence))
+        ) or _CONTAINER_STATEMENT.match(sentence):
+            return ""
+        # An item named again is the story's, unless in what a player thinks or the one
+        # concluded ("So the answer is the banana. Note that C didn't see the banana.").
         if not _BELIEF.search(sentence) and not set(_items_in(sentence)) <= concluded:
             return ""
     return conclusion[: more.start() + 1]
+
+
+def _elsewhere(sentence: str, container: str | None) -> bool:
+    """Whether a sentence after a conclusion only says where things are in other containers
+    ("(The ball, by contrast, is in the bag.)"), which does not touch the conclusion."""
+    named = {found.group().lower() for found in _CONTAINER.finditer(sentence)}
+    return (
+        container is not None
+        and bool(named)
+        and container not in named
+        and not _NARRATION.search(sentence)
+    )
 
 
 def _first_sentence(text: str) -> str:
@@ -1292,7 +1471,7 @@ def _first_sentence(text: str) -> str:
 
 def _held_in(statement: re.Match[str]) -> str | None:
     """The container a statement says what it holds ("the box is empty": box; "it is": None)."""
-    named = statement.group("container") or statement.group("place")
+    named = next(filter(None, map(statement.group, _STATEMENT_GROUPS)), None)
     return named.lower() if named else None
 
 
@@ -1319,12 +1498,17 @@ def _answers_a_question(before: str) -> bool:
     return not _items_in(_SENTENCE_BREAK.split(asked[:-1])[-1])
 
 
-def _says_empty(text: str) -> bool:
+def _says_empty(text: str, container: str | None = None) -> bool:
     """Whether a text says empty: an empty word not negated ("not empty" and "no longer
-    empty" say the opposite; "not anything" is itself an empty word)."""
+    empty" say the opposite; "not anything" is itself an empty word), nor in a clause about
+    a container other than `container` (None: any) ("- Basket: empty")."""
     return any(
-        re.match(r"not\s|n't", match.group(), _FLAGS)
-        or _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]) is None
+        (
+            re.match(r"not\s|n't", match.group(), _FLAGS)
+            or _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()])
+            is None
+        )
+        and not _of_another(text, match, container)
         for match in _EMPTY.finditer(text)
     )
 
