@@ -48,6 +48,7 @@ BENCHMARK_SIZES = {
     # Two participants, and no second export of another revision (an empty --against).
     "study_export.py": "--participants 2 --against ''",
     "edited_logs.py": "--kinds knp --values text",
+    "reader_speed.py": "--sizes 1000,2000 --runs 1",
 }
 """What makes each benchmark script small (argparse takes the last value of an option)."""
 COMPARES_MODELS = {

@@ -727,7 +727,7 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         # What the reply says of other containers.
         ("The box? Nothing - it's empty. The bag has the banana.", NOTHING),
         ("The basket has the apple, not the box.", None),
-        ("- Basket: empty - Anne moved its apple into the box\n- Bag: ball", None),
+        ("- Basket: empty - Anne moved its apple into the box\n- Bag: ball", "apple"),
         ("The apple is in the basket? No, it's in the box.", "apple"),
         ("Box (what A saw): ball\nBag: nothing\nBasket: banana", "ball"),
         ("Box (B thinks): apple\nBox (now): empty\nBag: ball", NOTHING),
@@ -772,6 +772,30 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("Hmm, it's either empty or holds the brick.", None),
         ("The box could hold the apple or nothing.", None),
         ("Is it the apple or nothing? The apple.", "apple"),
+        # Only a container said to hold the item now takes it from the box.
+        ("The box has the bag's apple now.", "apple"),
+        ("What was in the bag - the apple - is now in the box.", "apple"),
+        ("It's what was in the bag: the apple.", "apple"),
+        ("I only kept track of the bag: it has the apple.", None),
+        ('{"bag": "apple", "box": "orange", "basket": null}', "orange"),
+        ("The bag had the apple; it isn't there now, it's in the box.", "apple"),
+        ("The apple stays in the box. The basket had the ball but Anne took it out.", "apple"),
+        ("- Box (from the start): apple\n- Bag: empty", "apple"),
+        # A choice between an item and nothing that the reply settles, or another player's.
+        ("It's either empty or holds the brick - the brick, since no one moved it.", "brick"),
+        ("The brick. B might say it's either empty or the brick.", "brick"),
+        ("Not sure whether the apple moved before or after C left: the apple or nothing.", None),
+        # What a player missed is a remark; what a player did is more of the story.
+        (
+            "Anne moved the apple to the basket, so the box is empty. Note that C didn't see "
+            "the apple being moved.",
+            NOTHING,
+        ),
+        (
+            "Anne moved the apple to the basket, which means the box is empty. Carol saw that "
+            "and slipped her banana in.",
+            None,
+        ),
         # A closing list of where each item is, not of where they started.
         ("Current locations:\n- apple: basket\n- orange: box\n- ball: bag", "orange"),
         ("Initially:\n- apple: box\n- ball: bag", None),

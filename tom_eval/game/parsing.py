@@ -52,9 +52,9 @@ Answers (`parse_answer`)
   start of a line or sentence ("The box? No apple. The basket? The apple.", "- Box:
   banana\n- Basket: apple", "What's in the box? ...", "Box -> ...", "| box | ... |", "Box
   (now): ..."), is read without what it says under another container's label, or under a
-  label whose note is another player's view or the start ("Box (B thinks): ...", "Box (at
-  the start): ..."), up to a line or sentence that opens a conclusion ("So the box is
-  empty."), which is read.
+  label whose note is another player's view or the start alone ("Box (B thinks): ...", "Box
+  (at the start): ..."; not "Box (untouched since the start): ..."), up to a line or
+  sentence that opens a conclusion ("So the box is empty."), which is read.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
   `Correction`, `Scratch that`, `On second thought`, `I mean`), when that part is an answer
@@ -73,7 +73,7 @@ Answers (`parse_answer`)
   what a container holds, an item named outside what a player thinks) decides nothing, and
   the whole text is read, as follows. Remarks after a conclusion leave it standing: "..., so
   the box is empty. Bob, who left, still thinks the apple is there." is nothing, and so are
-  remarks on what a player saw ("Note that C didn't see the banana being placed") and on
+  remarks on what a player missed ("Note that C didn't see the banana being placed") and on
   where things are in other containers ("(The ball is in the bag.)").
 * Without such a conclusion, the last plain statement of what the container asked about
   holds decides, when the story does not go on after it ("The ball went to the bag. The box
@@ -98,22 +98,26 @@ Answers (`parse_answer`)
   or a negation after it ("the apple isn't in the box", "The apple? No."). A hedge ("not
   sure but the apple"), what did not happen to the item ("Bob didn't move the apple") or
   what another player does not think ("she doesn't think the apple is there") denies
-  nothing. What the reply says of another container is not said of this one, denied or not:
-  the container named right after the item ("no apple in the bag", "the apple is in the
-  bag"), else the nearest before it in its clause ("the bag has no apple", "- Bag: apple",
-  "The basket has the apple, not the box" names none of the box); an empty word too ("-
-  Basket: empty"). Not so for the story told again, nor in what a player thinks. A pronoun
-  later in the item's sentence can deny it too ("The apple was in the box, but it isn't any
-  more"; "...; it isn't"), unless the item was said to be in another container or gone ("Bob
-  thinks the apple is missing, but it isn't"), or "there" is a player's view ("there for
-  Bob"). An item's last mention decides ("The apple was in the box, but now there is no
-  apple" names nothing that is there), except that the story told again ("..., because Anne
-  moved the apple to the basket", "the apple was taken") leaves what was said of the item as
-  it was; alone, it is read. So "The apple, not the banana" is apple, and "Not the apple"
-  alone is no answer. Several items are ambiguous, and so is an item or nothing ("either
-  empty or the brick", not asked as a question). No item but an empty word answers `nothing`
-  ("Nothing, not even the apple", "doesn't contain anything", "\u2205"); a negated one ("not
-  empty", "no longer empty") says the opposite, so alone it is no answer.
+  nothing. What the reply says of another container is not said of this one: a denial or an
+  empty word about the container named right after it ("no apple in the bag"), else the
+  nearest before it in its clause ("the bag has no apple", "- Basket: empty"); an item said
+  to be in another container ("the apple is in the bag") or held by one now ("The basket has
+  the apple, not the box", "- Bag: apple", "the bag: it has the apple"; not "the box has the
+  bag's apple", "what was in the bag: the apple" or "the bag had the apple"). Not so for the
+  story told again, nor in what a player thinks. A pronoun later in the item's sentence can
+  deny it too ("The apple was in the box, but it isn't any more"; "...; it isn't"), unless
+  the item was said to be in another container or gone ("Bob thinks the apple is missing,
+  but it isn't"), or "there" is a player's view ("there for Bob"). An item's last mention
+  decides ("The apple was in the box, but now there is no apple" names nothing that is
+  there), except that the story told again ("..., because Anne moved the apple to the
+  basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
+  read. So "The apple, not the banana" is apple, and "Not the apple" alone is no answer.
+  Several items are ambiguous, and so is a reply that ends at an item or nothing ("it's
+  either empty or the brick"; not asked, not what another player would say, and not settled
+  after: "either empty or the brick - the brick, since no one moved it"). No item but an
+  empty word answers `nothing` ("Nothing, not even the apple", "doesn't contain anything",
+  "\u2205"); a negated one ("not empty", "no longer empty") says the opposite, so alone it
+  is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -368,11 +372,28 @@ _OR_EMPTY = re.compile(
     r"\b(?:empty|nothing)\s+or\b|\bor\s+(?:(?:it(?:'s|\s+is)|be)\s+)?(?:empty|nothing)\b", _FLAGS
 )
 """An item or nothing, undecided ("either empty or holds the brick", "the ball or nothing")."""
-_QUESTION = re.compile(r"[^.!?\n]*\?")
+_QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\?")
+_PLAYERS_VIEW = re.compile(
+    r"\b(?:player\s+)?[BCD]\s+(?:(?i:\w+)\s+){0,2}"
+    r"(?i:say|says|said|think|thinks|thought|believes?|believed|guess(?:es)?|might|may|would)\b"
+)
+"""Another player's view ("B might say", "C thinks"; capitals only: "a" is a word too)."""
 """A sentence that asks ("Is it the apple or nothing?"), which offers, not answers."""
 _REMARK = re.compile(r"\([^()]*\)")
 """A remark in parentheses, which explains an answer rather than gives it."""
 _ASKED = re.compile(r"\s*\?")
+_HELD_BY = re.compile(
+    rf"(?:\b(?:(?P<container>{_CONTAINER_WORDS})|it)\s+(?:(?:now|still|only|also)\s+)?"
+    r"(?P<verb>has|holds|contains|had|held|contained)"
+    rf"|(?:^|[^\w\s'])[^\w\n]*(?:\d+[.)]\s*)?(?:the\s+)?(?P<label>{_CONTAINER_WORDS})"
+    r"[\"'*]*\s*(?:[:=|\u2192]|->))"
+    r"[\s\"'*]*(?:(?:the|an?)\s+)?$",
+    _FLAGS,
+)
+"""What right before an item says a container holds it: "the bag has the", "it has the" (the
+container named before it in its sentence), a label ("- Bag: ", "box -> ", a JSON key)."""
+_PAST_HOLDING = frozenset({"had", "held", "contained"})
+"""What a container held before, which says nothing of where an item is now."""
 _IN_CONTAINER = re.compile(
     rf"\s+(?:(?:is|'s|remains|stays|sits|lies)\s+)?(?:(?:still|now)\s+)?{_IN_A_CONTAINER}", _FLAGS
 )
@@ -412,6 +433,10 @@ be in or out of a container."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
+_CHOSEN_ITEM = re.compile(
+    rf"^\s*(?:(?:the|an?|it|it's|is|holds?|has|contains?)\s+)*{_ITEM_WORDS}\b", _FLAGS
+)
+"""The item of a choice between it and nothing ("either empty or [holds the brick]")."""
 _ITEM_PLACE = re.compile(
     rf"^[^\S\n]*(?:(?:[-*\u2022]|\d+[.)])[^\S\n]*)?(?:the\s+)?(?P<item>{_ITEM_WORDS})[^\S\n]*"
     r"(?::|->|=>|\u2192|\s[-\u2013\u2014])[^\S\n]*(?:(?:still\s+|now\s+)?in(?:side)?\s+)?"
@@ -438,7 +463,7 @@ _CONTAINER_STATEMENT = re.compile(
     rf"|(?:the\s+)?contents?\s+of\s+(?:the\s+)?(?P<of>{_CONTAINER_WORDS})\s*(?:is\b|are\b|:)"
     rf"|in(?:side)?\s+(?:the\s+)?(?P<inside>{_CONTAINER_WORDS}),?\s+(?:{_ADVERB}\s+)?"
     r"(?:is|are|lies|sits|remains|there(?:'s|\s+is|\s+are))\b"
-    rf"|(?:(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains)|nothing\s+(?:is|remains)"
+    rf"|(?:(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains|stays)|nothing\s+(?:is|remains)"
     rf"|there(?:'s|\s+is)\s+(?:nothing|(?:the|an?)\s+{_ITEM_WORDS}))"
     rf"\s+(?:(?:still|now|left)\s+)?in\s+(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b"
     rf"|(?:the\s+)?{_ITEM_WORDS}\s+in(?:side)?\s+(?:the\s+)?(?P<at>{_CONTAINER_WORDS})"
@@ -506,10 +531,13 @@ _NARRATION = re.compile(
 """More of the story, or second thoughts, after a conclusion: what was concluded may no
 longer hold."""
 _PERCEIVED = re.compile(
-    r"\b(?:see|sees|saw|seen|watch(?:es|ed)?|notic(?:e|es|ed)|witness(?:es|ed)?)\b", _FLAGS
+    r"(?:\b(?:not|never)|n't)\s+(?:\w+\s+){0,2}"
+    r"(?:see|saw|seen|watch(?:ed)?|notic(?:e|ed)|witness(?:ed)?)\b"
+    r"|\b(?:missed|unaware|without\s+seeing)\b",
+    _FLAGS,
 )
-"""A remark on what a player saw of the story ("C didn't see the banana being placed"), not
-more of it (unless it goes on: "then B saw Anne move it")."""
+"""A remark on what a player missed of the story ("C didn't see the banana being placed"),
+not more of it ("Carol saw that and slipped her banana in", "then B saw Anne move it")."""
 _SENTENCE_BREAK = re.compile(r"[.!?]\s+|\n")
 _YES_OR_NO_END = re.compile(r"(?:\b(?:no|nope|yes|yeah|yep)\b|[\s,.!\-\u2014\u2013])*$", _FLAGS)
 _CONTAINER = re.compile(rf"\b{_CONTAINER_WORDS}\b", _FLAGS)
@@ -534,6 +562,13 @@ _OTHERS_VIEW = re.compile(
     _FLAGS,
 )
 """A label's note that makes its section another player's view ("Box (B's belief): ...")."""
+_START_NOTE = re.compile(
+    r"\(\s*(?:at\s+(?:the\s+)?(?:start|beginning|first)|initial(?:ly)?|original(?:ly)?|before"
+    r"|first|start|beginning)\s*\)",
+    _FLAGS,
+)
+"""A label's note that makes its section what the container held at the start ("Box (at
+the start): ..."; not "Box (untouched since the start): ...")."""
 _OWN_VIEW = re.compile(
     r"(?-i:\b[AI]\b)|\b(?:me|my|mine|actual(?:ly)?|real(?:ly|ity)?|now|current(?:ly)?|final(?:ly)?)\b",
     _FLAGS,
@@ -1126,18 +1161,22 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
             denied and _OR.fullmatch(before) is not None
         )
         after = text[match.end() : following.start() if following else len(text)]
+        holder = _holder(text, match.start())
         denied = (
             denied_before
             or _absent(text, match.end(), container)
-            or _pronoun_absent(after, container)
+            or _pronoun_absent(after, container, holder[0] if holder else None)
         )
         end = match.end()
         item = match.group(1).lower()
         moved = _MOVED_BEFORE.search(before) or _MOVED_AFTER.match(text, end)
-        if (denied_before or not (moved or denied or _BELIEF.search(before))) and _of_another(
-            text, match, container
+        if denied_before:
+            if _of_another(text, match, container):
+                continue  # "the basket has no apple" says nothing of the box
+        elif not (moved or denied or _BELIEF.search(before)) and _held_elsewhere(
+            text, match, container, holder
         ):
-            continue  # "the basket has (no) apple" says nothing of the box
+            continue  # nor does "the basket has the apple"
         if moved and not denied:
             # The story told again ("because Anne moved the apple to the basket") leaves
             # what was said of the item as it was; alone, it is all there is to read.
@@ -1148,17 +1187,59 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
 
 
 def _of_another(text: str, match: re.Match[str], container: str | None) -> bool:
-    """Whether the item `match` finds is spoken of in a container other than `container`:
-    one named right after it ("no apple in the bag", "the apple is in the bag"), else the
-    nearest before it in its clause ("the bag has no apple", "- Bag: no apple")."""
+    """Whether what `match` finds (a denied item, an empty word) is spoken of in a container
+    other than `container`: one named right after it ("no apple in the bag"), else the
+    nearest before it in its clause ("the bag has no apple", "- Bag: empty")."""
     if container is None:
         return False
+    named = _named_after(text, match)
+    if named is None:
+        clause = _CLAUSE.split(text[max(0, match.start() - _QUESTION_WINDOW) : match.start()])[-1]
+        found = [found.group().lower() for found in _CONTAINER.finditer(clause)]
+        named = found[-1] if found else None
+    return named is not None and named != container
+
+
+def _held_elsewhere(
+    text: str, match: re.Match[str], container: str | None, holder: tuple[str, bool] | None
+) -> bool:
+    """Whether the item `match` finds is said to be in a container other than `container`:
+    one named right after it ("the apple is in the bag"), else one said to hold it now,
+    `holder` ("the bag has the apple", "- Bag: apple"; not "the box has the bag's apple",
+    "what was in the bag: the apple" or "the bag had the apple")."""
+    if container is None:
+        return False
+    named = _named_after(text, match)
+    if named is None and holder is not None and not holder[1]:
+        named = holder[0]
+    return named is not None and named != container
+
+
+def _named_after(text: str, match: re.Match[str]) -> str | None:
+    """The container named right after what `match` finds ("the apple is still in the
+    bag"), unless asked ("The apple is in the basket? No, ...")."""
     after = _IN_CONTAINER.match(text, match.end())
-    if after is not None:  # not a question ("The apple is in the basket? No, ...")
-        return after.group("container").lower() != container and not _ASKED.match(text, after.end())
-    clause = _CLAUSE.split(text[max(0, match.start() - _QUESTION_WINDOW) : match.start()])[-1]
-    named = [found.group().lower() for found in _CONTAINER.finditer(clause)]
-    return bool(named) and named[-1] != container
+    if after is None or _ASKED.match(text, after.end()):
+        return None
+    return after.group("container").lower()
+
+
+def _holder(text: str, start: int) -> tuple[str, bool] | None:
+    """The container that, right before an item at `start`, is said to hold it, and whether
+    it held it before rather than now ("the bag has the apple", "- Bag: apple", "I looked in
+    the bag: it has the apple"; "the bag had the apple")."""
+    window = max(0, start - _QUESTION_WINDOW)
+    line = text[text.rfind("\n", window, start) + 1 or window : start]
+    held = _HELD_BY.search(line)
+    if held is None:
+        return None
+    named = held.group("container") or held.group("label")
+    if named is None:  # "it has": the container its sentence named last
+        found = list(_CONTAINER.finditer(_SENTENCE_BREAK.split(line[: held.start()])[-1]))
+        if not found:
+            return None
+        named = found[-1].group()
+    return named.lower(), held.group("verb") in _PAST_HOLDING
 
 
 def _absent(text: str, position: int, container: str | None) -> bool:
@@ -1170,12 +1251,13 @@ def _absent(text: str, position: int, container: str | None) -> bool:
     return named is None or container is None or named.lower() == container
 
 
-def _pronoun_absent(after: str, container: str | None) -> bool:
+def _pronoun_absent(after: str, container: str | None, holder: str | None) -> bool:
     """Whether `after`, the text from an item to the next, takes it out of `container` by a
     pronoun ("... was in the box, but it isn't any more", "You might think the apple is in
     the box; it isn't"). Not when the item was first said to be in another container ("the
-    apple is in the bag, but it isn't"), or to be gone: then "but it isn't" puts it back
-    ("Bob thinks the apple is missing, but it isn't")."""
+    apple is in the bag, but it isn't", "The bag had the apple; it isn't there now", the
+    `holder` named before it), or to be gone: then "but it isn't" puts it back ("Bob thinks
+    the apple is missing, but it isn't")."""
     absent = _PRONOUN_ABSENT.match(after)
     if absent is None:
         return False
@@ -1184,6 +1266,7 @@ def _pronoun_absent(after: str, container: str | None) -> bool:
     if container is None:
         return True
     named = [found.group().lower() for found in _CONTAINER.finditer(absent.group("before"))]
+    named = named or ([holder] if holder else [])
     out_of = absent.group("container")
     return (not named or named[-1] == container) and (out_of is None or out_of.lower() == container)
 
@@ -1218,7 +1301,7 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     items = _asserted_items(text, container)
     if len(items) > 1:
         return ParsedAnswer(None, f"ambiguous: names several items ({', '.join(items)})")
-    if items and _OR_EMPTY.search(_QUESTION.sub(" ", text)):
+    if items and _undecided(text):
         return ParsedAnswer(None, f"ambiguous: {items[0]} or nothing")
     if items:
         return ParsedAnswer(items[0])
@@ -1236,6 +1319,21 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _undecided(text: str) -> bool:
+    """Whether a reply ends undecided between an item and nothing ("it's either empty or
+    holds the brick", "the apple or nothing"): its last such choice, not asked, not what
+    another player would say ("B might say it's either empty or the brick"), and no item
+    named after it ("Either empty or the brick - no, the brick for sure" is decided)."""
+    said = _QUESTION.sub(" ", text)
+    choices = list(_OR_EMPTY.finditer(said))
+    if not choices:
+        return False
+    choice = choices[-1]
+    if _PLAYERS_VIEW.search(_SENTENCE_BREAK.split(said[: choice.start()])[-1]):
+        return False
+    return not _items_in(_CHOSEN_ITEM.sub("", said[choice.end() :], count=1))
 
 
 def _outside_remarks(text: str, container: str | None) -> ParsedAnswer | None:
@@ -1365,7 +1463,7 @@ def _section_of(label: re.Match[str]) -> str:
     """The container a section label opens, or none for another player's view of it or
     what it held at the start ("Box (B's belief): ...", "Box (at the start): ...")."""
     note = (label.group("note") or "").strip()
-    if not _OWN_VIEW.search(note) and (_OTHERS_VIEW.search(note) or _AT_THE_START.search(note)):
+    if not _OWN_VIEW.search(note) and (_OTHERS_VIEW.search(note) or _START_NOTE.fullmatch(note)):
         return ""
     return label.group("container").lower()
 
@@ -1439,12 +1537,11 @@ def _without_remarks(conclusion: str, container: str | None) -> str:
     rest = conclusion[more.start() + 1 :]
     concluded = set(_items_in(conclusion[: more.start() + 1]))
     for sentence in (sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)):
-        if _elsewhere(sentence, container):
+        if _elsewhere(sentence, container) or (
+            _PERCEIVED.search(sentence) and not _CONTINUED.search(sentence)
+        ):
             continue
-        if (
-            _NARRATION.search(sentence)
-            and not (_PERCEIVED.search(sentence) and not _CONTINUED.search(sentence))
-        ) or _CONTAINER_STATEMENT.match(sentence):
+        if _NARRATION.search(sentence) or _CONTAINER_STATEMENT.match(sentence):
             return ""
         # An item named again is the story's, unless in what a player thinks or the one
         # concluded ("So the answer is the banana. Note that C didn't see the banana.").
