@@ -373,12 +373,12 @@ _OR_EMPTY = re.compile(
 )
 """An item or nothing, undecided ("either empty or holds the brick", "the ball or nothing")."""
 _QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\?")
+"""A sentence that asks ("Is it the apple or nothing?"), which offers, not answers."""
 _PLAYERS_VIEW = re.compile(
     r"\b(?:player\s+)?[BCD]\s+(?:(?i:\w+)\s+){0,2}"
     r"(?i:say|says|said|think|thinks|thought|believes?|believed|guess(?:es)?|might|may|would)\b"
 )
 """Another player's view ("B might say", "C thinks"; capitals only: "a" is a word too)."""
-"""A sentence that asks ("Is it the apple or nothing?"), which offers, not answers."""
 _REMARK = re.compile(r"\([^()]*\)")
 """A remark in parentheses, which explains an answer rather than gives it."""
 _ASKED = re.compile(r"\s*\?")
