@@ -796,6 +796,17 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
             "and slipped her banana in.",
             None,
         ),
+        # Empty, and the items only in the story of how they left.
+        ("Empty. The brick was moved from the box to the basket.", NOTHING),
+        ("Currently empty - it used to contain the brick.", NOTHING),
+        ("Wait, actually the box is empty. The apple was taken out.", NOTHING),
+        ("The box was empty; then Anne put the apple in it.", "apple"),
+        (
+            "Sally puts the apple in the basket, so the box is empty. Then Anne moves it to the "
+            "box.",
+            "apple",
+        ),
+        ("Anne moved the apple to the basket, so the box might be empty.", "apple"),
         # A closing list of where each item is, not of where they started.
         ("Current locations:\n- apple: basket\n- orange: box\n- ball: bag", "orange"),
         ("Initially:\n- apple: box\n- ball: bag", None),

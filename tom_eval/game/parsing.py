@@ -111,13 +111,15 @@ Answers (`parse_answer`)
   decides ("The apple was in the box, but now there is no apple" names nothing that is
   there), except that the story told again ("..., because Anne moved the apple to the
   basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
-  read. So "The apple, not the banana" is apple, and "Not the apple" alone is no answer.
-  Several items are ambiguous, and so is a reply that ends at an item or nothing ("it's
-  either empty or the brick"; not asked, not what another player would say, and not settled
-  after: "either empty or the brick - the brick, since no one moved it"). No item but an
-  empty word answers `nothing` ("Nothing, not even the apple", "doesn't contain anything",
-  "\u2205"); a negated one ("not empty", "no longer empty") says the opposite, so alone it
-  is no answer.
+  read, unless the reply says the container is empty and tells only how items left it
+  ("Empty. The brick was moved from the box to the basket.", "it used to contain the brick";
+  none moved into it, no hedge): that answers `nothing`. So "The apple, not the banana" is
+  apple, and "Not the apple" alone is no answer. Several items are ambiguous, and so is a
+  reply that ends at an item or nothing ("it's either empty or the brick"; not asked, not
+  what another player would say, and not settled after: "either empty or the brick - the
+  brick, since no one moved it"). No item but an empty word answers `nothing` ("Nothing, not
+  even the apple", "doesn't contain anything", "\u2205"); a negated one ("not empty", "no
+  longer empty") says the opposite, so alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -418,11 +420,12 @@ _GONE = re.compile(r"\b(?:gone|missing|lost|mov(?:e|ed)|taken|removed|empty|away
 """An item said to be gone, which a "but it isn't" after it puts back."""
 _CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
 """Where a clause ends, for the container it speaks of ("- Bag: no apple" keeps its label)."""
-_MOVED_BEFORE = re.compile(
-    r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
-    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped)\s+(?:(?:the|an?)\s+)?$",
-    _FLAGS,
+_MOVES = (
+    r"mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
+    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped"
 )
+"""Verbs of the story's moves."""
+_MOVED_BEFORE = re.compile(rf"\b(?:{_MOVES})\s+(?:(?:the|an?)\s+)?$", _FLAGS)
 _MOVED_AFTER = re.compile(
     r"\s+(?:was|had\s+been|has\s+been|got)\s+(?:moved|put|placed|taken|removed|carried"
     r"|transferred|swapped)\b",
@@ -433,6 +436,20 @@ be in or out of a container."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
+_USED_TO = re.compile(r"\bused\s+to\s+(?:contain|hold|have|be\s+in)\s+(?:(?:the|an?)\s+)?$", _FLAGS)
+"""What a container held before ("it used to contain the brick")."""
+_PUT_INTO = re.compile(
+    rf"[^.;!?\n]*?\b(?:in|into|inside|to)\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS}|it)\b",
+    _FLAGS,
+)
+"""Where the story, after an item, takes it: the first container it goes in or to in the
+sentence ("was moved from the box to the basket": basket; "put the apple in it": it)."""
+_MOVED_INTO = re.compile(
+    rf"\b(?:{_MOVES})\b[^.;!?\n]{{0,80}}?\b(?:to|into|in|inside)\s+(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS})\b",
+    _FLAGS,
+)
+"""A move into a container ("Then Anne moves it to the box")."""
 _CHOSEN_ITEM = re.compile(
     rf"^\s*(?:(?:the|an?|it|it's|is|holds?|has|contains?)\s+)*{_ITEM_WORDS}\b", _FLAGS
 )
@@ -523,8 +540,7 @@ _STATEMENT_END = re.compile(
 )
 _MORE_AFTER = re.compile(r"[.!]\s+\S|\n\s*\S")
 _NARRATION = re.compile(
-    r"\b(?:mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
-    r"|remov(?:e|es|ed|ing)|carri(?:ed|es)|dropped|transferred|swapped|brought|returned|added"
+    rf"\b(?:{_MOVES}|brought|returned|added"
     rf"|hid|hidden|slipped|stashed|tossed|refilled|back|mixed|wrong|{_GOING_ON})\b",
     _FLAGS,
 )
@@ -1299,6 +1315,8 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if outside is not None:
         return outside
     items = _asserted_items(text, container)
+    if items and _emptied(text, container):
+        return ParsedAnswer(NOTHING)
     if len(items) > 1:
         return ParsedAnswer(None, f"ambiguous: names several items ({', '.join(items)})")
     if items and _undecided(text):
@@ -1319,6 +1337,30 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _emptied(text: str, container: str | None) -> bool:
+    """Whether a reply says `container` is empty and names items only in the story of how
+    they left it ("Empty. The brick was moved from the box to the basket.", "Currently
+    empty - it used to contain the brick"): none put in it ("The box was empty; then Anne
+    put the apple in it"), none said to be there, and no hedge."""
+    if container is None or _HEDGED.search(text) or not _says_empty(text, container):
+        return False
+    if any(moved.group("container").lower() == container for moved in _MOVED_INTO.finditer(text)):
+        return False  # "..., so the box is empty. Then Anne moves it to the box."
+    for match in _ITEM.finditer(text):
+        before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
+        told = (
+            _MOVED_BEFORE.search(before)
+            or _MOVED_AFTER.match(text, match.end())
+            or _USED_TO.search(before)
+        )
+        if not told:
+            return False
+        put = _PUT_INTO.match(text, match.end())
+        if put is not None and put.group("container").lower() in (container, "it"):
+            return False
+    return True
 
 
 def _undecided(text: str) -> bool:
