@@ -111,15 +111,16 @@ Answers (`parse_answer`)
   decides ("The apple was in the box, but now there is no apple" names nothing that is
   there), except that the story told again ("..., because Anne moved the apple to the
   basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
-  read, unless the reply says the container is empty and tells only how items left it
-  ("Empty. The brick was moved from the box to the basket.", "it used to contain the brick";
-  none moved into it, no hedge): that answers `nothing`. So "The apple, not the banana" is
-  apple, and "Not the apple" alone is no answer. Several items are ambiguous, and so is a
-  reply that ends at an item or nothing ("it's either empty or the brick"; not asked, not
-  what another player would say, and not settled after: "either empty or the brick - the
-  brick, since no one moved it"). No item but an empty word answers `nothing` ("Nothing, not
-  even the apple", "doesn't contain anything", "\u2205"); a negated one ("not empty", "no
-  longer empty") says the opposite, so alone it is no answer.
+  read, unless the reply says the container is empty now (not asked, past or another
+  player's) and tells only how items left it ("Empty. The brick was moved from the box to
+  the basket.", "it used to contain the brick"; none moved into it or somewhere unnamed,
+  "moved there", "put back"; no hedge): that answers `nothing`. So "The apple, not the
+  banana" is apple, and "Not the apple" alone is no answer. Several items are ambiguous, and
+  so is a reply that ends at an item or nothing ("it's either empty or the brick"; not
+  asked, not what another player would say, and not settled after: "either empty or the
+  brick - the brick, since no one moved it"). No item but an empty word answers `nothing`
+  ("Nothing, not even the apple", "doesn't contain anything", "\u2205"); a negated one ("not
+  empty", "no longer empty") says the opposite, so alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -136,7 +137,7 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
@@ -385,15 +386,15 @@ _REMARK = re.compile(r"\([^()]*\)")
 """A remark in parentheses, which explains an answer rather than gives it."""
 _ASKED = re.compile(r"\s*\?")
 _HELD_BY = re.compile(
-    rf"(?:\b(?:(?P<container>{_CONTAINER_WORDS})|it)\s+(?:(?:now|still|only|also)\s+)?"
-    r"(?P<verb>has|holds|contains|had|held|contained)"
+    rf"(?:\b(?P<container>{_CONTAINER_WORDS})(?:\s*[:?\u2014\u2013-]+\s*it)?\s+"
+    r"(?:(?:now|still|only|also)\s+)?(?P<verb>has|holds|contains|had|held|contained)"
     rf"|(?:^|[^\w\s'])[^\w\n]*(?:\d+[.)]\s*)?(?:the\s+)?(?P<label>{_CONTAINER_WORDS})"
     r"[\"'*]*\s*(?:[:=|\u2192]|->))"
     r"[\s\"'*]*(?:(?:the|an?)\s+)?$",
     _FLAGS,
 )
-"""What right before an item says a container holds it: "the bag has the", "it has the" (the
-container named before it in its sentence), a label ("- Bag: ", "box -> ", a JSON key)."""
+"""What right before an item says a container holds it: "the bag has the", "the bag: it has
+the" (not "Unlike the bag, it has the"), a label ("- Bag: ", "box -> ", a JSON key)."""
 _PAST_HOLDING = frozenset({"had", "held", "contained"})
 """What a container held before, which says nothing of where an item is now."""
 _IN_CONTAINER = re.compile(
@@ -445,11 +446,19 @@ _PUT_INTO = re.compile(
 """Where the story, after an item, takes it: the first container it goes in or to in the
 sentence ("was moved from the box to the basket": basket; "put the apple in it": it)."""
 _MOVED_INTO = re.compile(
-    rf"\b(?:{_MOVES})\b[^.;!?\n]{{0,80}}?\b(?:to|into|in|inside)\s+(?:the\s+)?"
-    rf"(?P<container>{_CONTAINER_WORDS})\b",
+    rf"\b(?:{_MOVES})\b[^.;!?\n]{{0,80}}?\b(?:(?:to|into|in|inside)\s+(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS})\b|(?:there|back|in)\b(?!\s+(?:the\s+)?{_CONTAINER_WORDS}))",
     _FLAGS,
 )
-"""A move into a container ("Then Anne moves it to the box")."""
+"""A move into a container ("Then Anne moves it to the box"), or to one unnamed ("the brick
+was moved there later", "the ball got put back")."""
+_PAST_BEFORE = re.compile(r"\b(?:was|were|been|used\s+to\s+be)\s+(?:\w+\s+)?$", _FLAGS)
+_PAST_AFTER = re.compile(
+    r"[\s,]*(?:before|at\s+first|at\s+the\s+start|until|earlier|initially|originally)\b", _FLAGS
+)
+"""What makes an empty word of the past ("was empty", "empty before", "empty until")."""
+_PLAYER = re.compile(r"\b(?:player\s+)?[BCD]\b")
+"""Another player named (capitals only: "a" is a word too)."""
 _CHOSEN_ITEM = re.compile(
     rf"^\s*(?:(?:the|an?|it|it's|is|holds?|has|contains?)\s+)*{_ITEM_WORDS}\b", _FLAGS
 )
@@ -1250,11 +1259,6 @@ def _holder(text: str, start: int) -> tuple[str, bool] | None:
     if held is None:
         return None
     named = held.group("container") or held.group("label")
-    if named is None:  # "it has": the container its sentence named last
-        found = list(_CONTAINER.finditer(_SENTENCE_BREAK.split(line[: held.start()])[-1]))
-        if not found:
-            return None
-        named = found[-1].group()
     return named.lower(), held.group("verb") in _PAST_HOLDING
 
 
@@ -1344,10 +1348,10 @@ def _emptied(text: str, container: str | None) -> bool:
     they left it ("Empty. The brick was moved from the box to the basket.", "Currently
     empty - it used to contain the brick"): none put in it ("The box was empty; then Anne
     put the apple in it"), none said to be there, and no hedge."""
-    if container is None or _HEDGED.search(text) or not _says_empty(text, container):
+    if container is None or _HEDGED.search(text) or not _empty_now(text, container):
         return False
-    if any(moved.group("container").lower() == container for moved in _MOVED_INTO.finditer(text)):
-        return False  # "..., so the box is empty. Then Anne moves it to the box."
+    if _moved_in(text, container):  # "... Then Anne moves it to the box."
+        return False
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
         told = (
@@ -1361,6 +1365,41 @@ def _emptied(text: str, container: str | None) -> bool:
         if put is not None and put.group("container").lower() in (container, "it"):
             return False
     return True
+
+
+def _moved_in(text: str, container: str | None) -> bool:
+    """Whether a clause of a text moves something into `container` or to a place it does not
+    name ("Then Anne moves it to the box", "except that the ball was put back"); not a
+    clause that says empty or negates ("nothing was put back")."""
+    return any(
+        moved.group("container") is None or moved.group("container").lower() == container
+        for clause in _CLAUSE.split(text)
+        if not (_EMPTY.search(clause) or _NEGATION.search(clause))
+        for moved in _MOVED_INTO.finditer(clause)
+    )
+
+
+def _empty_now(text: str, container: str) -> bool:
+    """Whether a reply says `container` is empty now: an empty word not asked, not of the
+    past ("The box was empty at first", "empty before") and not in a sentence that names
+    another player ("The box is empty, as far as B knows")."""
+    said = _QUESTION.sub(" ", text)
+    for match in _empty_words(said, container):
+        sentence = said[_sentence_start(said, match.start()) : match.start()]
+        if not (
+            _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
+            or _PAST_AFTER.match(said, match.end())
+            or _PLAYER.search(sentence)
+        ):
+            return True
+    return False
+
+
+def _sentence_start(text: str, position: int) -> int:
+    """Where the sentence `position` is in starts (within the window questions are read in)."""
+    window = max(0, position - _QUESTION_WINDOW)
+    breaks = list(_SENTENCE_BREAK.finditer(text, window, position))
+    return breaks[-1].end() if breaks else window
 
 
 def _undecided(text: str) -> bool:
@@ -1381,12 +1420,17 @@ def _undecided(text: str) -> bool:
 def _outside_remarks(text: str, container: str | None) -> ParsedAnswer | None:
     """What a reply answers outside its remarks in parentheses, which explain the answer
     ("- Box: empty (the brick was moved out)", "Box: orange (it replaced the apple)"): an
-    empty word alone, or one item when no remark denies."""
+    empty word alone, unless a remark moves something in, or one item when no remark
+    denies."""
     plain = _explained(text)
     if plain == text:
         return None
     if not _items_in(plain):
-        return ParsedAnswer(NOTHING) if _says_empty(plain, container) else None
+        if not _says_empty(plain, container) or any(
+            _moved_in(remark, container) for remark in _REMARK.findall(text)
+        ):
+            return None  # "Box: empty (though the apple was put back in at the end)"
+        return ParsedAnswer(NOTHING)
     if any(_NEGATION.search(remark) for remark in _REMARK.findall(text)):
         return None
     items = _asserted_items(plain, container)
@@ -1405,18 +1449,25 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
     """What the last plain statement of what `container` holds says ("The box contains the
     banana.", "Right now the box is empty; the apple was moved to the basket."), when no
     story follows it: a reply that traces the other items too names them, but says which
-    is in the box. Not a statement hedged, negated or in what a player thinks ("C thinks
-    the box is empty"), and not one the story goes on after ("The box has the apple. Then
+    is in the box. Not a statement asked, hedged, negated or in what a player thinks ("C
+    thinks the box is empty"), and not one the story goes on after ("The box has the apple. Then
     Anne moves it.")."""
     if container is None:
         return None
     stated = None
     end = 0
-    for piece in _STATEMENT_BREAK.split(text):
+    pieces = _STATEMENT_BREAK.split(text)
+    for index, piece in enumerate(pieces):
         start, end = end, end + len(piece)
         lead = _STATED_LEAD.match(piece)
         statement = _CONTAINER_STATEMENT.match(piece, lead.end() if lead else 0)
-        if statement is None or _held_in(statement) != container or _HEDGED.search(piece):
+        asked = index + 1 < len(pieces) and pieces[index + 1].startswith("?")
+        if (
+            statement is None
+            or _held_in(statement) != container
+            or _HEDGED.search(piece)
+            or asked  # "box = empty? no, box = ball"
+        ):
             continue
         said = piece[statement.start() :]
         clause_end = statement.start() + len(_STATEMENT_END.split(said)[0])
@@ -1641,15 +1692,17 @@ def _says_empty(text: str, container: str | None = None) -> bool:
     """Whether a text says empty: an empty word not negated ("not empty" and "no longer
     empty" say the opposite; "not anything" is itself an empty word), nor in a clause about
     a container other than `container` (None: any) ("- Basket: empty")."""
-    return any(
-        (
-            re.match(r"not\s|n't", match.group(), _FLAGS)
-            or _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()])
-            is None
-        )
-        and not _of_another(text, match, container)
-        for match in _EMPTY.finditer(text)
-    )
+    return any(_empty_words(text, container))
+
+
+def _empty_words(text: str, container: str | None) -> Iterator[re.Match[str]]:
+    """The empty words of `_says_empty`."""
+    for match in _EMPTY.finditer(text):
+        negated = _NOT_EMPTY.search(text[max(0, match.start() - _NEGATION_WINDOW) : match.start()])
+        if (re.match(r"not\s|n't", match.group(), _FLAGS) or negated is None) and not _of_another(
+            text, match, container
+        ):
+            yield match
 
 
 def _short_phrase(text: str) -> str | None:
