@@ -25,6 +25,7 @@ FRAGMENTS = {
     "reasons before a statement": "since the apple moved ",
     "pronoun after a semicolon": "the apple was in the box; ",
     "item or nothing": "either empty or the apple ",
+    "empty, and how items left": "empty, Anne moved the apple ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

@@ -815,6 +815,28 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("Box: empty (nothing was put back after the stapler was removed)", NOTHING),
         ("box = empty? no, box = ball", "ball"),
         ("Unlike the bag, it has the apple.", "apple"),
+        ("Empty - the stapler went from the box to the bag.", NOTHING),
+        ("Empty now; previously the brick was there.", NOTHING),
+        ("It's empty now, but it held the brick at the start.", NOTHING),
+        ("Nothing. Anne moved the apple to the basket before Bob came back.", NOTHING),
+        ("It is empty now, but the brick went in.", "brick"),
+        # A code review's cases: denied moves, looks, other players' views, asked statements.
+        ("Bob thinks the box is empty, but Anne never moved the apple.", "apple"),
+        ("It looks empty, but nobody moved the apple out of it.", "apple"),
+        ("Bob thinks the box is empty, but the apple was there all along.", "apple"),
+        (
+            "Anne took the apple out, so the box is empty. C didn't see Anne put the apple back "
+            "in the box.",
+            "apple",
+        ),
+        ("According to C, the box is empty; the apple was moved.", "apple"),
+        ("The box has the apple (sorry, I mean the banana).", None),
+        ("The apple never left the box: nothing or nobody touched it.", "apple"),
+        ("The apple's in the bag.", None),
+        ("The box holds the ball; the box is empty?", "ball"),
+        ("Empty now. The brick was in it earlier.", NOTHING),
+        ("Initially:\n- apple: box\n- orange: bag\nNow:\n- apple: bag\n- orange: box", "orange"),
+        ("- apple: basket\n- orange: box\nSo where is it?\n- apple: bag\n- orange: basket", None),
         # A closing list of where each item is, not of where they started.
         ("Current locations:\n- apple: basket\n- orange: box\n- ball: bag", "orange"),
         ("Initially:\n- apple: box\n- ball: bag", None),

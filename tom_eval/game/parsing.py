@@ -89,7 +89,7 @@ Answers (`parse_answer`)
   list of where each item is ("Current locations:\n- apple: basket\n- orange: box" is
   orange), not of where they started.
 * Remarks in parentheses explain: "- Box: empty (the brick was moved out)" is nothing, and
-  "Box: orange (it replaced the apple)" is orange, unless a remark denies or takes back.
+  "Box: orange (it replaced the apple)" is orange, unless an aside denies or takes back.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
   an empty word (`not empty: an apple`). An item it says is not there is not counted: a
   negation before it with only words of being or holding between ("not the apple", "doesn't
@@ -111,10 +111,11 @@ Answers (`parse_answer`)
   decides ("The apple was in the box, but now there is no apple" names nothing that is
   there), except that the story told again ("..., because Anne moved the apple to the
   basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
-  read, unless the reply says the container is empty now (not asked, past or another
-  player's) and tells only how items left it ("Empty. The brick was moved from the box to
-  the basket.", "it used to contain the brick"; none moved into it or somewhere unnamed,
-  "moved there", "put back"; no hedge): that answers `nothing`. So "The apple, not the
+  read, unless the reply says the container is empty now (not asked, past, another player's
+  or a look) and tells only how items left it ("Empty. The brick was moved from the box to
+  the basket.", "the stapler went from the box to the bag", "it used to contain the brick",
+  "previously the brick was there"; none moved into it or somewhere unnamed, "moved there",
+  "put back"; no move denied; no hedge): that answers `nothing`. So "The apple, not the
   banana" is apple, and "Not the apple" alone is no answer. Several items are ambiguous, and
   so is a reply that ends at an item or nothing ("it's either empty or the brick"; not
   asked, not what another player would say, and not settled after: "either empty or the
@@ -139,7 +140,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.world import CHARACTERS, CONTAINERS, ITEMS, NOTHING, SELF
@@ -155,6 +156,8 @@ _ANSWER_KEYS = ("contents", "answer", "item")
 _LETTERS = string.ascii_uppercase
 # ASCII: without it, case folding lets the Kelvin sign match "k", so "as\u212a(" would be Ask.
 _FLAGS = re.IGNORECASE | re.ASCII
+_OTHER = f"(?-i:[{''.join(player for player in CHARACTERS if player != SELF)}])"
+"""Another player's letter (capitals only: "a" is a word too)."""
 _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2018\u2019\u201c\u201d"
 """Quotes, end punctuation and whitespace around an argument (`str.strip`: linear time)."""
 
@@ -202,6 +205,8 @@ _HEDGE_WINDOW = 60
 
 _THEREFORE = r"so|therefore|thus|hence"
 """Words that open what a reply concludes."""
+_I_MEAN = r"\bI\s+meant?\b"
+"""A correction of an answer ("the banana - sorry, I mean the orange")."""
 _TAKING_BACK = r"actually|wait|on\s+second\s+thought|correction|scratch\s+that"
 """Words that open a revision, also inside a sentence (not "no" or "instead": "Pass - no
 need to ask" revises nothing)."""
@@ -338,7 +343,7 @@ _EMPTY = re.compile(
 _CONCLUSION = re.compile(
     rf"\b(?:{_THEREFORE}|which\s+means|meaning|{_TAKING_BACK})\b"
     r"|\bno(?=\s*(?:[,.!;\u2014\u2013]|-(?!\w)))"
-    r"|\b(?:final|result|conclusion|currently|(?:in\s+)?summary)\s*:|\bI\s+meant?\b",
+    rf"|\b(?:final|result|conclusion|currently|(?:in\s+)?summary)\s*:|{_I_MEAN}",
     _FLAGS,
 )
 """What opens the conclusion of a reasoned answer ("..., so the box is empty", "Final:
@@ -371,19 +376,16 @@ _ABSENT = re.compile(
 )
 """What after an item says it is not there: "the apple isn't in the box", "is not there any
 more", "The apple? No."; in another container it may be what this one holds."""
-_OR_EMPTY = re.compile(
-    r"\b(?:empty|nothing)\s+or\b|\bor\s+(?:(?:it(?:'s|\s+is)|be)\s+)?(?:empty|nothing)\b", _FLAGS
-)
-"""An item or nothing, undecided ("either empty or holds the brick", "the ball or nothing")."""
 _QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\?")
 """A sentence that asks ("Is it the apple or nothing?"), which offers, not answers."""
 _PLAYERS_VIEW = re.compile(
-    r"\b(?:player\s+)?[BCD]\s+(?:(?i:\w+)\s+){0,2}"
-    r"(?i:say|says|said|think|thinks|thought|believes?|believed|guess(?:es)?|might|may|would)\b"
+    rf"\b(?:player\s+)?{_OTHER}\s+(?:\w+\s+){{0,2}}"
+    r"(?:say|says|said|think|thinks|thought|believes?|believed|guess(?:es)?|might|may|would)\b",
+    _FLAGS,
 )
-"""Another player's view ("B might say", "C thinks"; capitals only: "a" is a word too)."""
-_REMARK = re.compile(r"\([^()]*\)")
-"""A remark in parentheses, which explains an answer rather than gives it."""
+"""Another player's view ("B might say", "C thinks")."""
+_ASIDE = re.compile(r"\([^()]*\)")
+"""An aside in parentheses, which explains an answer rather than gives it."""
 _ASKED = re.compile(r"\s*\?")
 _HELD_BY = re.compile(
     rf"(?:\b(?P<container>{_CONTAINER_WORDS})(?:\s*[:?\u2014\u2013-]+\s*it)?\s+"
@@ -398,9 +400,10 @@ the" (not "Unlike the bag, it has the"), a label ("- Bag: ", "box -> ", a JSON k
 _PAST_HOLDING = frozenset({"had", "held", "contained"})
 """What a container held before, which says nothing of where an item is now."""
 _IN_CONTAINER = re.compile(
-    rf"\s+(?:(?:is|'s|remains|stays|sits|lies)\s+)?(?:(?:still|now)\s+)?{_IN_A_CONTAINER}", _FLAGS
+    rf"(?:'s|\s+(?:is|remains|stays|sits|lies))?\s+(?:(?:still|now)\s+)?{_IN_A_CONTAINER}", _FLAGS
 )
-"""What after an item says where it is ("the apple in the bag", "the apple is still in the box")."""
+"""What after an item says where it is ("the apple in the bag", "the apple's still in the
+box")."""
 _PRONOUN_ABSENT = re.compile(
     r"(?P<before>[^.!?\n]*?)(?:\b(?:but|though|although|however|yet)\b|;)[\s,]*(?:now\s+)?"
     r"it(?:'s|\s+is)?(?:\s+not|n't|\s+no\s+longer)\s*"
@@ -416,7 +419,7 @@ _BELIEF = re.compile(
     r"|assumed|supposes?|supposed|imagines?|imagined|might|may|guess(?:es)?)\b",
     _FLAGS,
 )
-"""What a player thinks or might think, which a "but it isn't" after it contradicts."""
+"""What a player thinks or might think."""
 _GONE = re.compile(r"\b(?:gone|missing|lost|mov(?:e|ed)|taken|removed|empty|away|out)\b", _FLAGS)
 """An item said to be gone, which a "but it isn't" after it puts back."""
 _CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
@@ -437,28 +440,56 @@ be in or out of a container."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
-_USED_TO = re.compile(r"\bused\s+to\s+(?:contain|hold|have|be\s+in)\s+(?:(?:the|an?)\s+)?$", _FLAGS)
-"""What a container held before ("it used to contain the brick")."""
+_HELD_BEFORE = re.compile(
+    r"\b(?:used\s+to\s+(?:contain|hold|have|be\s+in)|held|contained|had)\s+(?:(?:the|an?)\s+)?$",
+    _FLAGS,
+)
+"""What a container held before ("it used to contain the brick", "it held the brick")."""
+_WENT_AFTER = re.compile(r"\s+(?:went|left|moved)\b", _FLAGS)
+"""An item that left ("the stapler went from the box to the bag")."""
+_THERE_BEFORE = re.compile(
+    r"\s+(?:was|had\s+been)\s+(?:there|in\s+it)\b(?!\s+(?:all\s+along|still|now|the\s+whole))",
+    _FLAGS,
+)
+"""An item that was in the container before ("previously the brick was there"; not "was
+there all along")."""
+_NOT_DONE = re.compile(r"(?:\b(?:not|never|nobody|no\s+one|no-one)|n't)\b[^.;!?\n]*$", _FLAGS)
+"""A move denied in the clause before an item ("Anne never moved the apple")."""
 _PUT_INTO = re.compile(
-    rf"[^.;!?\n]*?\b(?:in|into|inside|to)\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS}|it)\b",
+    rf"[^.;!?\n]{{0,80}}?\b(?:in|into|inside|to)\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS}|it)\b",
     _FLAGS,
 )
 """Where the story, after an item, takes it: the first container it goes in or to in the
 sentence ("was moved from the box to the basket": basket; "put the apple in it": it)."""
 _MOVED_INTO = re.compile(
-    rf"\b(?:{_MOVES})\b[^.;!?\n]{{0,80}}?\b(?:(?:to|into|in|inside)\s+(?:the\s+)?"
+    rf"\b(?:{_MOVES}|went|goes|landed|ended\s+up)\b[^.;!?\n]{{0,80}}?\b(?:(?:to|into|in|inside)\s+(?:the\s+)?"
     rf"(?P<container>{_CONTAINER_WORDS})\b|(?:there|back|in)\b(?!\s+(?:the\s+)?{_CONTAINER_WORDS}))",
     _FLAGS,
 )
-"""A move into a container ("Then Anne moves it to the box"), or to one unnamed ("the brick
-was moved there later", "the ball got put back")."""
+"""A move into a container ("Then Anne moves it to the box", "the ball went into the box"),
+or to one unnamed ("the brick was moved there later", "the ball got put back", "it went
+in")."""
 _PAST_BEFORE = re.compile(r"\b(?:was|were|been|used\s+to\s+be)\s+(?:\w+\s+)?$", _FLAGS)
 _PAST_AFTER = re.compile(
     r"[\s,]*(?:before|at\s+first|at\s+the\s+start|until|earlier|initially|originally)\b", _FLAGS
 )
 """What makes an empty word of the past ("was empty", "empty before", "empty until")."""
-_PLAYER = re.compile(r"\b(?:player\s+)?[BCD]\b")
-"""Another player named (capitals only: "a" is a word too)."""
+_PLAYER_OR_BELIEF = re.compile(
+    rf"\b{_OTHER}\b|\b(?:think|thinks|thought|believes?|believed|belief)\b", _FLAGS
+)
+"""A lead of another player's view ("According to C, ...", "From B's perspective, ...")."""
+_ANOTHERS_OR_SEEMING = re.compile(
+    rf"\b{_OTHER}\b|\b(?:think|thinks|thought|believes?|believed|looks?|seems?|appears?)\b",
+    _FLAGS,
+)
+"""Another player, a belief or a look, in a sentence that says empty."""
+_OR_EMPTY = re.compile(
+    rf"\b(?:empty|nothing)\s+or\s+(?:\w+\s+){{0,3}}?{_ITEM_WORDS}\b"
+    rf"|\b{_ITEM_WORDS}\s+(?:\w+\s+){{0,2}}?or\s+(?:(?:it(?:'s|\s+is)|be)\s+)?(?:empty|nothing)\b",
+    _FLAGS,
+)
+"""An item or nothing, undecided ("either empty or holds the brick", "the ball or nothing";
+not "nothing or nobody touched it")."""
 _CHOSEN_ITEM = re.compile(
     rf"^\s*(?:(?:the|an?|it|it's|is|holds?|has|contains?)\s+)*{_ITEM_WORDS}\b", _FLAGS
 )
@@ -502,8 +533,6 @@ the box is the apple", "so the contents of the box: the apple", "Result: apple i
 ball in the bag", "so the box should contain the apple", "So: bag = apple, box = empty"), not
 what it might hold. An item in a container without a verb must end its clause: "the apple in
 the box was moved" tells the story."""
-_STATEMENT_GROUPS = ("container", "equals", "of", "inside", "place", "at")
-"""The groups of `_CONTAINER_STATEMENT` that name the container."""
 _STATED_LEAD = re.compile(
     r"[\s\-*\u2022>#]*(?:(?:(?:right\s+now|now|currently|at\s+the\s+end|in\s+the\s+end"
     rf"|finally|{_THEREFORE}|overall|in\s+reality|in\s+fact|actually|really)\b"
@@ -537,7 +566,7 @@ _OWN_BELIEF = re.compile(r"^[\s,]*I\s+(?:think|believe|guess|reckon)\b", _FLAGS)
 """A's own "I believe" after a statement, which is no other player's view."""
 _ANOTHERS_IGNORANCE = re.compile(
     r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|whereas)\s+"
-    r"(?:(?:player\s+)?(?-i:[BCD])|he|she|they)\b",
+    rf"(?:(?:player\s+)?{_OTHER}|he|she|they)\b",
     _FLAGS,
 )
 """What opens another player's view set against a statement ("..., though C doesn't know")."""
@@ -582,7 +611,7 @@ _SECTION_LABEL = re.compile(
 basket? ...", "In the box: ...", "What's in the box? ...", "Box -> ...", a table's "| box |",
 "Box (now): ...")."""
 _OTHERS_VIEW = re.compile(
-    r"^\(\s*(?:player\s+)?(?-i:[BCD])\s*\)$"
+    rf"^\(\s*(?:player\s+)?{_OTHER}\s*\)$"
     r"|\b(?:think|thinks|believes?|belief|view|perspective|according|expects?|assumes?)\b",
     _FLAGS,
 )
@@ -608,7 +637,9 @@ _SECTION_END = re.compile(
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
 _NEGATING = r"(?:\b(?:not|never|no\s+longer)\b|n't)"
 _NEGATION = re.compile(_NEGATING, _FLAGS)
-_QUESTION_WINDOW = 200
+_LOOK_BACK = 200
+"""How far back, in characters, a reader looks for the clause, sentence or question an item
+or a conclusion is in (bounded, so that reading a long reply stays linear)."""
 _NOT_EMPTY = re.compile(rf"{_NEGATING}\s+(?:(?!but\b)\w+\s+){{0,2}}$", _FLAGS)
 """What negates an empty word before it ("not empty", "isn't really empty")."""
 _NON_WORD = re.compile(r"[^a-z0-9'\s]+")
@@ -1190,7 +1221,7 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
         denied = (
             denied_before
             or _absent(text, match.end(), container)
-            or _pronoun_absent(after, container, holder[0] if holder else None)
+            or _pronoun_absent(after, container, holder.container if holder else None)
         )
         end = match.end()
         item = match.group(1).lower()
@@ -1219,14 +1250,14 @@ def _of_another(text: str, match: re.Match[str], container: str | None) -> bool:
         return False
     named = _named_after(text, match)
     if named is None:
-        clause = _CLAUSE.split(text[max(0, match.start() - _QUESTION_WINDOW) : match.start()])[-1]
+        clause = _CLAUSE.split(text[max(0, match.start() - _LOOK_BACK) : match.start()])[-1]
         found = [found.group().lower() for found in _CONTAINER.finditer(clause)]
         named = found[-1] if found else None
     return named is not None and named != container
 
 
 def _held_elsewhere(
-    text: str, match: re.Match[str], container: str | None, holder: tuple[str, bool] | None
+    text: str, match: re.Match[str], container: str | None, holder: _Holder | None
 ) -> bool:
     """Whether the item `match` finds is said to be in a container other than `container`:
     one named right after it ("the apple is in the bag"), else one said to hold it now,
@@ -1235,8 +1266,8 @@ def _held_elsewhere(
     if container is None:
         return False
     named = _named_after(text, match)
-    if named is None and holder is not None and not holder[1]:
-        named = holder[0]
+    if named is None and holder is not None and not holder.past:
+        named = holder.container
     return named is not None and named != container
 
 
@@ -1249,17 +1280,24 @@ def _named_after(text: str, match: re.Match[str]) -> str | None:
     return after.group("container").lower()
 
 
-def _holder(text: str, start: int) -> tuple[str, bool] | None:
+class _Holder(NamedTuple):
+    """A container said to hold an item, and whether it held it before rather than now."""
+
+    container: str
+    past: bool
+
+
+def _holder(text: str, start: int) -> _Holder | None:
     """The container that, right before an item at `start`, is said to hold it, and whether
     it held it before rather than now ("the bag has the apple", "- Bag: apple", "I looked in
     the bag: it has the apple"; "the bag had the apple")."""
-    window = max(0, start - _QUESTION_WINDOW)
+    window = max(0, start - _LOOK_BACK)
     line = text[text.rfind("\n", window, start) + 1 or window : start]
     held = _HELD_BY.search(line)
     if held is None:
         return None
     named = held.group("container") or held.group("label")
-    return named.lower(), held.group("verb") in _PAST_HOLDING
+    return _Holder(named.lower(), held.group("verb") in _PAST_HOLDING)
 
 
 def _absent(text: str, position: int, container: str | None) -> bool:
@@ -1315,7 +1353,7 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     concluded = _concluded(text, container) or _stated(text, container) or _listed(text, container)
     if concluded is not None:
         return concluded
-    outside = _outside_remarks(text, container)
+    outside = _outside_asides(text, container)
     if outside is not None:
         return outside
     items = _asserted_items(text, container)
@@ -1346,23 +1384,27 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
 def _emptied(text: str, container: str | None) -> bool:
     """Whether a reply says `container` is empty and names items only in the story of how
     they left it ("Empty. The brick was moved from the box to the basket.", "Currently
-    empty - it used to contain the brick"): none put in it ("The box was empty; then Anne
-    put the apple in it"), none said to be there, and no hedge."""
+    empty - it used to contain the brick", "previously the brick was there"): none put in it
+    ("The box was empty; then Anne put the apple in it"), none said to be there, no move
+    denied ("Anne never moved the apple"), and no hedge."""
     if container is None or _HEDGED.search(text) or not _empty_now(text, container):
         return False
     if _moved_in(text, container):  # "... Then Anne moves it to the box."
         return False
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
-        told = (
+        if _NOT_DONE.search(before):
+            return False  # "Anne never moved the apple"
+        moved = (
             _MOVED_BEFORE.search(before)
             or _MOVED_AFTER.match(text, match.end())
-            or _USED_TO.search(before)
+            or _WENT_AFTER.match(text, match.end())
         )
-        if not told:
-            return False
-        put = _PUT_INTO.match(text, match.end())
-        if put is not None and put.group("container").lower() in (container, "it"):
+        if moved:
+            put = _PUT_INTO.match(text, match.end())
+            if put is not None and put.group("container").lower() in (container, "it"):
+                return False
+        elif not (_HELD_BEFORE.search(before) or _THERE_BEFORE.match(text, match.end())):
             return False
     return True
 
@@ -1372,34 +1414,42 @@ def _moved_in(text: str, container: str | None) -> bool:
     name ("Then Anne moves it to the box", "except that the ball was put back"); not a
     clause that says empty or negates ("nothing was put back")."""
     return any(
-        moved.group("container") is None or moved.group("container").lower() == container
+        _moves_into(clause, container)
         for clause in _CLAUSE.split(text)
         if not (_EMPTY.search(clause) or _NEGATION.search(clause))
-        for moved in _MOVED_INTO.finditer(clause)
+    )
+
+
+def _moves_into(text: str, container: str | None) -> bool:
+    """Whether a text tells of a move into `container` or to a place it does not name."""
+    return any(
+        moved.group("container") is None or moved.group("container").lower() == container
+        for moved in _MOVED_INTO.finditer(text)
     )
 
 
 def _empty_now(text: str, container: str) -> bool:
     """Whether a reply says `container` is empty now: an empty word not asked, not of the
     past ("The box was empty at first", "empty before") and not in a sentence that names
-    another player ("The box is empty, as far as B knows")."""
+    another player, a belief or a look ("The box is empty, as far as B knows", "The box
+    looks empty")."""
     said = _QUESTION.sub(" ", text)
     for match in _empty_words(said, container):
-        sentence = said[_sentence_start(said, match.start()) : match.start()]
         if not (
             _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
             or _PAST_AFTER.match(said, match.end())
-            or _PLAYER.search(sentence)
+            or _ANOTHERS_OR_SEEMING.search(_sentence_around(said, match))
         ):
             return True
     return False
 
 
-def _sentence_start(text: str, position: int) -> int:
-    """Where the sentence `position` is in starts (within the window questions are read in)."""
-    window = max(0, position - _QUESTION_WINDOW)
-    breaks = list(_SENTENCE_BREAK.finditer(text, window, position))
-    return breaks[-1].end() if breaks else window
+def _sentence_around(text: str, match: re.Match[str]) -> str:
+    """The sentence `match` is in (within the look-back window before it)."""
+    window = max(0, match.start() - _LOOK_BACK)
+    breaks = list(_SENTENCE_BREAK.finditer(text, window, match.start()))
+    after = _SENTENCE_BREAK.search(text, match.end())
+    return text[breaks[-1].end() if breaks else window : after.start() if after else len(text)]
 
 
 def _undecided(text: str) -> bool:
@@ -1417,32 +1467,37 @@ def _undecided(text: str) -> bool:
     return not _items_in(_CHOSEN_ITEM.sub("", said[choice.end() :], count=1))
 
 
-def _outside_remarks(text: str, container: str | None) -> ParsedAnswer | None:
-    """What a reply answers outside its remarks in parentheses, which explain the answer
+def _outside_asides(text: str, container: str | None) -> ParsedAnswer | None:
+    """What a reply answers outside its asides in parentheses, which explain the answer
     ("- Box: empty (the brick was moved out)", "Box: orange (it replaced the apple)"): an
-    empty word alone, unless a remark moves something in, or one item when no remark
+    empty word alone, unless an aside moves something in, or one item when no aside
     denies."""
-    plain = _explained(text)
+    plain = _without_asides(text)
     if plain == text:
         return None
+    asides = _ASIDE.findall(text)
     if not _items_in(plain):
         if not _says_empty(plain, container) or any(
-            _moved_in(remark, container) for remark in _REMARK.findall(text)
+            _moved_in(aside, container) for aside in asides
         ):
             return None  # "Box: empty (though the apple was put back in at the end)"
         return ParsedAnswer(NOTHING)
-    if any(_NEGATION.search(remark) for remark in _REMARK.findall(text)):
+    if any(_NEGATION.search(aside) for aside in asides):
         return None
     items = _asserted_items(plain, container)
     return ParsedAnswer(items[0]) if len(items) == 1 else None
 
 
-def _explained(text: str) -> str:
-    """`text` without its remarks in parentheses, which explain rather than answer ("The box
-    is empty (the ball was moved out)"); a remark that takes back what came before stays."""
-    return _REMARK.sub(
-        lambda remark: remark.group() if _REVISION.search(remark.group()) else " ", text
-    )
+def _without_asides(text: str) -> str:
+    """`text` without its asides in parentheses, which explain rather than answer ("The box
+    is empty (the ball was moved out)"); an aside that takes back what came before stays."""
+    return _ASIDE.sub(lambda aside: aside.group() if _taken_back(aside.group()) else " ", text)
+
+
+def _taken_back(text: str) -> bool:
+    """Whether a text takes back what came before ("no wait, the banana", "I mean the
+    banana")."""
+    return _REVISION.search(text) is not None or re.search(_I_MEAN, text) is not None
 
 
 def _stated(text: str, container: str | None) -> ParsedAnswer | None:
@@ -1461,19 +1516,23 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         start, end = end, end + len(piece)
         lead = _STATED_LEAD.match(piece)
         statement = _CONTAINER_STATEMENT.match(piece, lead.end() if lead else 0)
-        asked = index + 1 < len(pieces) and pieces[index + 1].startswith("?")
+        asked = piece.rstrip().endswith("?") or (
+            index + 1 < len(pieces) and pieces[index + 1].startswith("?")
+        )
         if (
             statement is None
             or _held_in(statement) != container
             or _HEDGED.search(piece)
             or asked  # "box = empty? no, box = ball"
+            or (lead and _PLAYER_OR_BELIEF.search(lead.group()))  # "According to C, ..."
         ):
             continue
-        said = piece[statement.start() :]
-        clause_end = statement.start() + len(_STATEMENT_END.split(said)[0])
-        if _believed(piece, clause_end) or _negated(piece, clause_end):
+        explained = piece[: statement.start()] + _without_asides(piece[statement.start() :])
+        clause = _STATEMENT_END.split(explained[statement.start() :])[0]
+        clause_end = statement.start() + len(clause)
+        if _believed(explained, clause_end) or _negated(explained, clause_end):
             continue
-        stated = (_STATEMENT_END.split(_explained(said))[0], start + statement.end())
+        stated = (clause, start + statement.end())
     # What follows the statement's verb, its own clause included ("The box contains the
     # banana - sorry, I mean the orange").
     if stated is None or _CONTINUED.search(text[stated[1] :]):
@@ -1496,7 +1555,7 @@ def _negated(piece: str, end: int) -> bool:
     """Whether the statement in `piece` that ends at `end` is negated, or what follows it
     negates something; not what a player does not know, set against it ("The box still
     contains the orange, though C doesn't know that the banana was removed")."""
-    after = piece[end:]
+    after = _OWN_BELIEF.sub("", piece[end:])
     if _NEGATION.search(piece[:end]):
         return True
     return _NEGATION.search(after) is not None and _ANOTHERS_IGNORANCE.match(after) is None
@@ -1507,13 +1566,20 @@ def _listed(text: str, container: str | None) -> ParsedAnswer | None:
     locations:\n- apple: basket\n- orange: box"); not a list of where they started, nor one
     the reply goes on after."""
     lines = list(_ITEM_PLACE.finditer(text))
-    if container is None or len(lines) < 2 or text[lines[-1].end() :].strip():
+    if container is None or not lines or text[lines[-1].end() :].strip():
         return None
-    heading = text[: lines[0].start()].rstrip().rsplit("\n", 1)[-1]
-    if _AT_THE_START.search(heading):
+    closing = [lines[-1]]  # the lines that end the reply, one after another
+    for line in reversed(lines[:-1]):
+        if text[line.end() : closing[0].start()].strip():
+            break
+        closing.insert(0, line)
+    heading = text[: closing[0].start()].rstrip().rsplit("\n", 1)[-1]
+    if len(closing) < 2 or _AT_THE_START.search(heading):
         return None
     items = [
-        line.group("item").lower() for line in lines if line.group("container").lower() == container
+        line.group("item").lower()
+        for line in closing
+        if line.group("container").lower() == container
     ]
     return ParsedAnswer(items[0]) if len(items) == 1 else None
 
@@ -1542,7 +1608,8 @@ def _own_sections(text: str, container: str | None) -> str:
         return text
     starts = sorted(
         [(label.start(), _section_of(label)) for label in labels]
-        + [(opener.start(), container) for opener in _SECTION_END.finditer(text)]
+        + [(opener.start(), container) for opener in _SECTION_END.finditer(text)],
+        key=lambda start: start[0],
     )
     ends = [start for start, _ in starts[1:]] + [len(text)]
     kept = [text[: starts[0][0]]]
@@ -1552,12 +1619,12 @@ def _own_sections(text: str, container: str | None) -> str:
     return "\n".join(part for part in kept if part.strip())
 
 
-def _section_of(label: re.Match[str]) -> str:
-    """The container a section label opens, or none for another player's view of it or
+def _section_of(label: re.Match[str]) -> str | None:
+    """The container a section label opens, or None for another player's view of it or
     what it held at the start ("Box (B's belief): ...", "Box (at the start): ...")."""
     note = (label.group("note") or "").strip()
     if not _OWN_VIEW.search(note) and (_OTHERS_VIEW.search(note) or _START_NOTE.fullmatch(note)):
-        return ""
+        return None
     return label.group("container").lower()
 
 
@@ -1588,7 +1655,7 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         or _answers_a_question(before)
     ):
         return None
-    conclusion = _explained(_without_remarks(conclusion, container))
+    conclusion = _without_asides(_without_remarks(conclusion, container))
     if not conclusion:
         return None
     bare = _BARE_ANSWER.fullmatch(conclusion) is not None
@@ -1631,7 +1698,9 @@ def _without_remarks(conclusion: str, container: str | None) -> str:
     concluded = set(_items_in(conclusion[: more.start() + 1]))
     for sentence in (sentence.strip() for sentence in _SENTENCE_BREAK.split(rest)):
         if _elsewhere(sentence, container) or (
-            _PERCEIVED.search(sentence) and not _CONTINUED.search(sentence)
+            _PERCEIVED.search(sentence)
+            and not _CONTINUED.search(sentence)
+            and not _moves_into(sentence, container)  # "C didn't see Anne put it back"
         ):
             continue
         if _NARRATION.search(sentence) or _CONTAINER_STATEMENT.match(sentence):
@@ -1661,7 +1730,7 @@ def _first_sentence(text: str) -> str:
 
 def _held_in(statement: re.Match[str]) -> str | None:
     """The container a statement says what it holds ("the box is empty": box; "it is": None)."""
-    named = next(filter(None, map(statement.group, _STATEMENT_GROUPS)), None)
+    named = next(filter(None, statement.groupdict().values()), None)
     return named.lower() if named else None
 
 
@@ -1682,7 +1751,7 @@ def _answers_a_question(before: str) -> bool:
     """Whether a conclusion answers a question just asked that offers no item ("Anything
     else in the box? No, nothing."), not the question ("Apple? No, banana.")."""
     # The end alone: stripping a long run of punctuation from every start is quadratic.
-    asked = _YES_OR_NO_END.sub("", before[-_QUESTION_WINDOW:])
+    asked = _YES_OR_NO_END.sub("", before[-_LOOK_BACK:])
     if not asked.endswith("?"):
         return False
     return not _items_in(_SENTENCE_BREAK.split(asked[:-1])[-1])
