@@ -834,6 +834,14 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("The apple never left the box: nothing or nobody touched it.", "apple"),
         ("The apple's in the bag.", None),
         ("The box holds the ball; the box is empty?", "ball"),
+        # A last held-out review's cases.
+        ("The basket has the orange and the brick.", None),
+        (
+            "The brick went to the basket and the ball into the box. Current contents of the "
+            "box: ball.",
+            "ball",
+        ),
+        ("The orange was taken out to the basket. Only the stapler remains in the box.", "stapler"),
         ("Empty now. The brick was in it earlier.", NOTHING),
         ("Initially:\n- apple: box\n- orange: bag\nNow:\n- apple: bag\n- orange: box", "orange"),
         ("- apple: basket\n- orange: box\nSo where is it?\n- apple: bag\n- orange: basket", None),

@@ -437,6 +437,8 @@ _MOVED_AFTER = re.compile(
 )
 """An item moved in the story ("Anne moved the apple", "the apple was taken"), not said to
 be in or out of a container."""
+_AND = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:(?:the|an?)\s+)?", _FLAGS)
+"""What joins an item to one before it in a list ("the orange and the brick")."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
@@ -517,10 +519,11 @@ _CONTAINER_STATEMENT = re.compile(
     rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:{_ADVERB}\s+)?"
     r"(?:is|'s|contains|holds|has|(?:should|must)\s+(?:be|contain|hold|have))\b"
     rf"|(?P<equals>{_CONTAINER_WORDS})\s*="
-    rf"|(?:the\s+)?contents?\s+of\s+(?:the\s+)?(?P<of>{_CONTAINER_WORDS})\s*(?:is\b|are\b|:)"
+    rf"|(?:the\s+)?(?:(?:current|final|present)\s+)?contents?\s+of\s+(?:the\s+)?"
+    rf"(?P<of>{_CONTAINER_WORDS})\s*(?:is\b|are\b|:)"
     rf"|in(?:side)?\s+(?:the\s+)?(?P<inside>{_CONTAINER_WORDS}),?\s+(?:{_ADVERB}\s+)?"
     r"(?:is|are|lies|sits|remains|there(?:'s|\s+is|\s+are))\b"
-    rf"|(?:(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains|stays)|nothing\s+(?:is|remains)"
+    rf"|(?:(?:only\s+)?(?:the\s+)?{_ITEM_WORDS}\s+(?:is|remains|stays)|nothing\s+(?:is|remains)"
     rf"|there(?:'s|\s+is)\s+(?:nothing|(?:the|an?)\s+{_ITEM_WORDS}))"
     rf"\s+(?:(?:still|now|left)\s+)?in\s+(?:the\s+)?(?P<place>{_CONTAINER_WORDS})\b"
     rf"|(?:the\s+)?{_ITEM_WORDS}\s+in(?:side)?\s+(?:the\s+)?(?P<at>{_CONTAINER_WORDS})"
@@ -1208,6 +1211,7 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
     story told again ("Anne moved the apple") counts only for an item not otherwise named."""
     last_said: dict[str, bool] = {}
     denied = False
+    holder = None
     end = 0
     matches = list(_ITEM.finditer(text))
     for index, match in enumerate(matches):
@@ -1217,7 +1221,8 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
             denied and _OR.fullmatch(before) is not None
         )
         after = text[match.end() : following.start() if following else len(text)]
-        holder = _holder(text, match.start())
+        # "the basket has the orange and the brick": both are the basket's.
+        holder = _holder(text, match.start()) or (holder if _AND.fullmatch(before) else None)
         denied = (
             denied_before
             or _absent(text, match.end(), container)
