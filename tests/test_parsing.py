@@ -836,6 +836,7 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("The box holds the ball; the box is empty?", "ball"),
         # A last held-out review's cases.
         ("The basket has the orange and the brick.", None),
+        ("| bag | apple |\n| box | - |\n| basket | ball |\n\nThe box is empty.", NOTHING),
         (
             "The brick went to the basket and the ball into the box. Current contents of the "
             "box: ball.",

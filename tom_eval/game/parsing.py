@@ -54,7 +54,8 @@ Answers (`parse_answer`)
   (now): ..."), is read without what it says under another container's label, or under a
   label whose note is another player's view or the start alone ("Box (B thinks): ...", "Box
   (at the start): ..."; not "Box (untouched since the start): ..."), up to a line or
-  sentence that opens a conclusion ("So the box is empty."), which is read.
+  sentence that opens a conclusion ("So the box is empty."), which is read, or the line
+  after a table's rows.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
   `Correction`, `Scratch that`, `On second thought`, `I mean`), when that part is an answer
@@ -633,10 +634,12 @@ _OWN_VIEW = re.compile(
 """A label's note that makes its section A's own ("Box (what I saw): ...", "Box (now): ...")."""
 _SECTION_END = re.compile(
     rf"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:{_THEREFORE}|(?:that|this)\s+means"
-    r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b",
+    r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b"
+    r"|(?<=\|)[^\S\n]*\n(?=[^\S\n]*[^|\s])",
     _FLAGS,
 )
-"""A line or sentence that opens a conclusion, which a container's section does not hold."""
+"""A line or sentence that opens a conclusion, which a container's section does not hold,
+or the end of a table: a line after its last row ("| box | - |\nThe box is empty.")."""
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
 _NEGATING = r"(?:\b(?:not|never|no\s+longer)\b|n't)"
 _NEGATION = re.compile(_NEGATING, _FLAGS)
