@@ -846,6 +846,30 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("Empty now. The brick was in it earlier.", NOTHING),
         ("Initially:\n- apple: box\n- orange: bag\nNow:\n- apple: bag\n- orange: box", "orange"),
         ("- apple: basket\n- orange: box\nSo where is it?\n- apple: bag\n- orange: basket", None),
+        # A third adversarial review's cases (8-A read them right).
+        ("The apple in the bag was moved to the box.", "apple"),
+        ("The ball in the basket went to the box.", "ball"),
+        ("First the bag holds the apple. Then Anne moves it to the box.", "apple"),
+        ("The bag has the apple - no wait, the box has it.", "apple"),
+        ("According to B, the apple is in the bag; really it's in the box.", "apple"),
+        ("- Box (not what B believes): apple\n- Bag: empty", "apple"),
+        ("Either it's empty or it has the brick. Nobody touched it, so it still has it.", "brick"),
+        ("It's either empty or has the brick - the latter.", "brick"),
+        ("Empty - the brick went from the box to the bag and came back.", "brick"),
+        ("Empty. Bob removed the apple and Carol restored it.", "apple"),
+        ("The box should be empty, but Carol slipped the ball in.", "ball"),
+        (
+            "After the moves, the box is empty as far as B knows, but the apple is still there.",
+            "apple",
+        ),
+        ("Box: empty (except the ball Carol added)", "ball"),
+        ("Box: apple (B would say banana, but no)", "apple"),
+        ("B's view:\n- apple: box\n- banana: bag", None),
+        (
+            "| Bag | apple |\n| Box | empty |\n| Basket | banana |\nB still thinks the apple is "
+            "in the box.",
+            NOTHING,
+        ),
         # A closing list of where each item is, not of where they started.
         ("Current locations:\n- apple: basket\n- orange: box\n- ball: bag", "orange"),
         ("Initially:\n- apple: box\n- ball: bag", None),

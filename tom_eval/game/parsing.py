@@ -104,25 +104,28 @@ Answers (`parse_answer`)
   nearest before it in its clause ("the bag has no apple", "- Basket: empty"); an item said
   to be in another container ("the apple is in the bag") or held by one now ("The basket has
   the apple, not the box", "- Bag: apple", "the bag: it has the apple"; not "the box has the
-  bag's apple", "what was in the bag: the apple" or "the bag had the apple"). Not so for the
-  story told again, nor in what a player thinks. A pronoun later in the item's sentence can
-  deny it too ("The apple was in the box, but it isn't any more"; "...; it isn't"), unless
-  the item was said to be in another container or gone ("Bob thinks the apple is missing,
-  but it isn't"), or "there" is a player's view ("there for Bob"). An item's last mention
-  decides ("The apple was in the box, but now there is no apple" names nothing that is
-  there), except that the story told again ("..., because Anne moved the apple to the
-  basket", "the apple was taken") leaves what was said of the item as it was; alone, it is
-  read, unless the reply says the container is empty now (not asked, past, another player's
-  or a look) and tells only how items left it ("Empty. The brick was moved from the box to
-  the basket.", "the stapler went from the box to the bag", "it used to contain the brick",
-  "previously the brick was there"; none moved into it or somewhere unnamed, "moved there",
-  "put back"; no move denied; no hedge): that answers `nothing`. So "The apple, not the
-  banana" is apple, and "Not the apple" alone is no answer. Several items are ambiguous, and
-  so is a reply that ends at an item or nothing ("it's either empty or the brick"; not
-  asked, not what another player would say, and not settled after: "either empty or the
-  brick - the brick, since no one moved it"). No item but an empty word answers `nothing`
-  ("Nothing, not even the apple", "doesn't contain anything", "\u2205"); a negated one ("not
-  empty", "no longer empty") says the opposite, so alone it is no answer.
+  bag's apple", "what was in the bag: the apple" or "the bag had the apple"), in a plain
+  statement (not one that moves it, tells another time or another player's view, or takes
+  itself back, nor one the story goes on after: "The apple in the bag was moved to the box"
+  is apple). Not so for the story told again, nor in what a player thinks. A pronoun later
+  in the item's sentence can deny it too ("The apple was in the box, but it isn't any more";
+  "...; it isn't"), unless the item was said to be in another container or gone ("Bob thinks
+  the apple is missing, but it isn't"), or "there" is a player's view ("there for Bob"). An
+  item's last mention decides ("The apple was in the box, but now there is no apple" names
+  nothing that is there), except that the story told again ("..., because Anne moved the
+  apple to the basket", "the apple was taken") leaves what was said of the item as it was;
+  alone, it is read, unless the reply says the container is empty now (not asked, past,
+  another player's or a look) and tells only how items left it ("Empty. The brick was moved
+  from the box to the basket.", "the stapler went from the box to the bag", "it used to
+  contain the brick", "previously the brick was there"; none moved into it or somewhere
+  unnamed, "moved there", "put back", nor back, "came back"; no move denied; no hedge): that
+  answers `nothing`. So "The apple, not the banana" is apple, and "Not the apple" alone is
+  no answer. Several items are ambiguous, and so is a reply that ends at an item or nothing
+  ("it's either empty or the brick"; not asked, not what another player would say, and with
+  nothing but doubt after it: "either empty or the brick - the latter" is decided). No item
+  but an empty word answers `nothing` ("Nothing, not even the apple", "doesn't contain
+  anything", "\u2205"); a negated one ("not empty", "no longer empty") says the opposite, so
+  alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -136,6 +139,7 @@ Replies (`parse_reply`, full game: another player asked A)
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import string
@@ -472,11 +476,22 @@ _MOVED_INTO = re.compile(
 """A move into a container ("Then Anne moves it to the box", "the ball went into the box"),
 or to one unnamed ("the brick was moved there later", "the ball got put back", "it went
 in")."""
+_RETURNED = re.compile(
+    rf"(?:\bit|{_ITEM_WORDS})\s+(?:(?!(?-i:[A-Z][a-z]+\b))[^.;!?\n]){{0,60}}?"
+    r"\b(?:(?:came|comes|went|goes)\s+(?:back|home)|returned|restored|reinstated|replaced)\b"
+    r"|\b(?:returned|restored|reinstated|replaced|undid)\s+(?:it|that|the)\b"
+    r"|\b(?:again|still|(?:other|opposite)\s+way|over|across)\b",
+    _FLAGS,
+)
+"""An item that came back or went the other way ("the brick left the box but came back",
+"Carol restored it"; not "before Bob came back")."""
 _PAST_BEFORE = re.compile(r"\b(?:was|were|been|used\s+to\s+be)\s+(?:\w+\s+)?$", _FLAGS)
 _PAST_AFTER = re.compile(
     r"[\s,]*(?:before|at\s+first|at\s+the\s+start|until|earlier|initially|originally)\b", _FLAGS
 )
 """What makes an empty word of the past ("was empty", "empty before", "empty until")."""
+_PLAYER = re.compile(rf"\b{_OTHER}\b", _FLAGS)
+"""Another player named."""
 _PLAYER_OR_BELIEF = re.compile(
     rf"\b{_OTHER}\b|\b(?:think|thinks|thought|believes?|believed|belief)\b", _FLAGS
 )
@@ -493,6 +508,18 @@ _OR_EMPTY = re.compile(
 )
 """An item or nothing, undecided ("either empty or holds the brick", "the ball or nothing";
 not "nothing or nobody touched it")."""
+_ADDING = re.compile(
+    r"\b(?:except|save|other\s+than|apart\s+from|only|plus|but|add(?:s|ed)?|arriv\w*|came"
+    r"|until|then|later|at\s+first)\b",
+    _FLAGS,
+)
+"""What in an aside adds to what came before ("except", "but", "Carol added")."""
+_DOUBT = re.compile(
+    r"\b(?:not\s+(?:sure|certain)|unsure|uncertain|unclear|can't\s+tell|cannot\s+tell"
+    r"|don't\s+know|do\s+not\s+know|no\s+idea|depends)\b",
+    _FLAGS,
+)
+"""Doubt after a choice, which leaves it undecided."""
 _CHOSEN_ITEM = re.compile(
     rf"^\s*(?:(?:the|an?|it|it's|is|holds?|has|contains?)\s+)*{_ITEM_WORDS}\b", _FLAGS
 )
@@ -504,6 +531,14 @@ _ITEM_PLACE = re.compile(
     _FLAGS | re.MULTILINE,
 )
 """A line of a list of where each item is ("- orange: box"), with no path ("box -> bag")."""
+_TIMES = re.compile(
+    r"\b(?:until|later|earlier|previously|last|remembers?|pictures?|look(?:s|ing)?\s+for"
+    r"|search(?:es|ing)?\s+for|according|sure|certain|view|mind|perspective|knows?)\b",
+    _FLAGS,
+)
+"""Words of another time or another's view in a sentence that places an item."""
+_PAST = re.compile(r"\b(?:when|were|was|if|history)\b", _FLAGS)
+"""A heading of another time ("When B left:", "Where things were:")."""
 _AT_THE_START = re.compile(
     r"\b(?:initial\w*|start\w*|began|begin\w*|before|first|original\w*)\b", _FLAGS
 )
@@ -515,7 +550,7 @@ _BARE_ANSWER = re.compile(
     _FLAGS,
 )
 """A conclusion that is an answer and nothing else ("so orange", "Actually, the banana.")."""
-_ADVERB = r"(?:now|still|only|actually|really|currently)"
+_ADVERB = r"(?:now|still|only|actually|really|currently|itself)"
 _CONTAINER_STATEMENT = re.compile(
     rf"(?:(?:the\s+)?(?P<container>{_CONTAINER_WORDS})|it)\s+(?:{_ADVERB}\s+)?"
     r"(?:is|'s|contains|holds|has|(?:should|must)\s+(?:be|contain|hold|have))\b"
@@ -556,7 +591,10 @@ _GOING_ON = (
 )
 """Words after a statement or conclusion that the story goes on, or a second thought."""
 _CONTINUED = re.compile(
-    rf"\b(?:{_GOING_ON}|moves|puts|places|takes|removes|carries|too|plus|correction)\b", _FLAGS
+    rf"\b(?:{_GOING_ON}|moves|puts|places|takes|removes|carries|too|plus|correction|except"
+    r"|save|other\s+than|apart\s+from|swap(?:s|ped)?|slipped|tossed|dropped|hid|stashed|snuck"
+    r"|added)\b",
+    _FLAGS,
 )
 """The story going on, or second thoughts, after a statement (not its reasons, told in the
 past: "the box is empty; the apple was moved to the basket")."""
@@ -628,18 +666,21 @@ _START_NOTE = re.compile(
 """A label's note that makes its section what the container held at the start ("Box (at
 the start): ..."; not "Box (untouched since the start): ...")."""
 _OWN_VIEW = re.compile(
-    r"(?-i:\b[AI]\b)|\b(?:me|my|mine|actual(?:ly)?|real(?:ly|ity)?|now|current(?:ly)?|final(?:ly)?)\b",
+    r"(?-i:\b[AI]\b)|\b(?:me|my|mine|actual(?:ly)?|real(?:ly|ity)?|now|current(?:ly)?|final(?:ly)?"
+    r"|not|wrong|regardless|unlike|against|despite|though|otherwise|differs?|whatever|true"
+    r"|truth|moves)\b|n't",
     _FLAGS,
 )
-"""A label's note that makes its section A's own ("Box (what I saw): ...", "Box (now): ...")."""
+"""A label's note that makes its section A's own ("Box (what I saw): ...", "Box (now): ...",
+"Box (not what B believes): ...")."""
 _SECTION_END = re.compile(
     rf"(?:^|(?<=[.!?])|\n)[^\S\n]*(?:{_THEREFORE}|(?:that|this)\s+means"
-    r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b"
-    r"|(?<=\|)[^\S\n]*\n(?=[^\S\n]*[^|\s])",
+    r"|in\s+conclusion|overall|finally|final\s+answer|answer|result|conclusion)\b",
     _FLAGS,
 )
-"""A line or sentence that opens a conclusion, which a container's section does not hold,
-or the end of a table: a line after its last row ("| box | - |\nThe box is empty.")."""
+"""A line or sentence that opens a conclusion, which a container's section does not hold."""
+_TABLE_END = re.compile(r"(?<=\|)[^\S\n]*\n(?=[^\S\n]*[^|\s])")
+"""The end of a table: the line after its last row."""
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
 _NEGATING = r"(?:\b(?:not|never|no\s+longer)\b|n't)"
 _NEGATION = re.compile(_NEGATING, _FLAGS)
@@ -1238,7 +1279,7 @@ def _asserted_items(text: str, container: str | None) -> list[str]:
             if _of_another(text, match, container):
                 continue  # "the basket has no apple" says nothing of the box
         elif not (moved or denied or _BELIEF.search(before)) and _held_elsewhere(
-            text, match, container, holder
+            text, match, container, holder, after
         ):
             continue  # nor does "the basket has the apple"
         if moved and not denied:
@@ -1265,18 +1306,65 @@ def _of_another(text: str, match: re.Match[str], container: str | None) -> bool:
 
 
 def _held_elsewhere(
-    text: str, match: re.Match[str], container: str | None, holder: _Holder | None
+    text: str, match: re.Match[str], container: str | None, holder: _Holder | None, after: str
 ) -> bool:
     """Whether the item `match` finds is said to be in a container other than `container`:
     one named right after it ("the apple is in the bag"), else one said to hold it now,
     `holder` ("the bag has the apple", "- Bag: apple"; not "the box has the bag's apple",
-    "what was in the bag: the apple" or "the bag had the apple")."""
+    "what was in the bag: the apple" or "the bag had the apple"), unless `after`, the text
+    up to the next item, puts it in `container`."""
     if container is None:
         return False
     named = _named_after(text, match)
     if named is None and holder is not None and not holder.past:
         named = holder.container
-    return named is not None and named != container
+    return (
+        named is not None
+        and named != container
+        and _plainly_placed(text, match)
+        and not _put_in(after, container)
+    )
+
+
+def _plainly_placed(text: str, match: re.Match[str]) -> bool:
+    """Whether the sentence of what `match` finds says where things are now, plainly: no
+    move, time, correction or other player in it ("The apple in the bag was moved to the
+    box", "At first the bag holds the apple", "The bag has the apple - no wait, the box",
+    "For B, the bag has the apple"), and no story after it ("... Carol swapped them")."""
+    start, end = _sentence_around(text, match)
+    sentence = text[start:end]
+    return not (
+        _NARRATION.search(sentence)
+        or _taken_back(sentence)
+        or _PLAYER_OR_BELIEF.search(sentence)
+        or _AT_THE_START.search(sentence)
+        or _TIMES.search(sentence)
+        or _story_ends(text) > end
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _story_ends(text: str) -> int:
+    """Where the story a reply tells ends: after its last move, time word or second thought
+    (-1 without one). Remembered for the last few replies: every item of a reply asks."""
+    ends = [found.end() for pattern in (_NARRATION, _CONTINUED) for found in pattern.finditer(text)]
+    return max(ends, default=-1)
+
+
+def _put_in(after: str, container: str) -> bool:
+    """Whether the text after an item, up to the next, puts it in `container` ("The ball in
+    the basket went to the box", "Bag: apple -> box", "... - the box does")."""
+    named = re.escape(container)
+    sentence = _SENTENCE_BREAK.split(after, maxsplit=1)[0]
+    put = re.compile(
+        rf"(?:\b(?:in|into|to|inside)|->|\u2192)\s*(?:the\s+)?{named}\b"
+        rf"|\b{named}\s+(?:does|did|has\s+it|holds\s+it)\b",
+        _FLAGS,
+    )
+    # Not where it was ("the banana that used to be in the box").
+    return any(
+        not _PAST_BEFORE.search(sentence[: found.start()]) for found in put.finditer(sentence)
+    )
 
 
 def _named_after(text: str, match: re.Match[str]) -> str | None:
@@ -1397,7 +1485,7 @@ def _emptied(text: str, container: str | None) -> bool:
     denied ("Anne never moved the apple"), and no hedge."""
     if container is None or _HEDGED.search(text) or not _empty_now(text, container):
         return False
-    if _moved_in(text, container):  # "... Then Anne moves it to the box."
+    if _moved_in(text, container) or _RETURNED.search(text):  # "Then Anne moves it to the box."
         return False
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
@@ -1419,12 +1507,15 @@ def _emptied(text: str, container: str | None) -> bool:
 
 def _moved_in(text: str, container: str | None) -> bool:
     """Whether a clause of a text moves something into `container` or to a place it does not
-    name ("Then Anne moves it to the box", "except that the ball was put back"); not a
-    clause that says empty or negates ("nothing was put back")."""
+    name ("Then Anne moves it to the box", "except that the ball was put back", "... and
+    then from the bag to the box", "then back in"); not a clause that says empty or negates
+    ("nothing else went into the box")."""
     return any(
         _moves_into(clause, container)
+        or re.search(rf"\b(?:to|into)\s+(?:the\s+)?{re.escape(container or '')}\b", clause, _FLAGS)
+        or re.search(r"\bback\s+in\b", clause, _FLAGS)
         for clause in _CLAUSE.split(text)
-        if not (_EMPTY.search(clause) or _NEGATION.search(clause))
+        if container is not None and not (_EMPTY.search(clause) or _NEGATION.search(clause))
     )
 
 
@@ -1446,25 +1537,28 @@ def _empty_now(text: str, container: str) -> bool:
         if not (
             _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
             or _PAST_AFTER.match(said, match.end())
-            or _ANOTHERS_OR_SEEMING.search(_sentence_around(said, match))
+            or _ANOTHERS_OR_SEEMING.search(said, *_sentence_around(said, match))
         ):
             return True
     return False
 
 
-def _sentence_around(text: str, match: re.Match[str]) -> str:
-    """The sentence `match` is in (within the look-back window before it)."""
+def _sentence_around(text: str, match: re.Match[str]) -> tuple[int, int]:
+    """Where the sentence `match` is in starts and ends (within the look-back window either
+    side: a reply of one endless sentence is read in linear time)."""
     window = max(0, match.start() - _LOOK_BACK)
     breaks = list(_SENTENCE_BREAK.finditer(text, window, match.start()))
-    after = _SENTENCE_BREAK.search(text, match.end())
-    return text[breaks[-1].end() if breaks else window : after.start() if after else len(text)]
+    reach = min(len(text), match.end() + _LOOK_BACK)
+    after = _SENTENCE_BREAK.search(text, match.end(), reach)
+    return breaks[-1].end() if breaks else window, after.start() if after else reach
 
 
 def _undecided(text: str) -> bool:
     """Whether a reply ends undecided between an item and nothing ("it's either empty or
     holds the brick", "the apple or nothing"): its last such choice, not asked, not what
-    another player would say ("B might say it's either empty or the brick"), and no item
-    named after it ("Either empty or the brick - no, the brick for sure" is decided)."""
+    another player would say ("B might say it's either empty or the brick"), and nothing
+    after it but doubt ("... I can't tell for sure"; "Either empty or the brick - the
+    brick, since no one moved it" and "... - the latter" are decided)."""
     said = _QUESTION.sub(" ", text)
     choices = list(_OR_EMPTY.finditer(said))
     if not choices:
@@ -1472,7 +1566,8 @@ def _undecided(text: str) -> bool:
     choice = choices[-1]
     if _PLAYERS_VIEW.search(_SENTENCE_BREAK.split(said[: choice.start()])[-1]):
         return False
-    return not _items_in(_CHOSEN_ITEM.sub("", said[choice.end() :], count=1))
+    rest = _CHOSEN_ITEM.sub("", said[choice.end() :], count=1)
+    return not rest.strip(" \t\r\n.,;:!?-\u2014\u2013") or _DOUBT.search(rest) is not None
 
 
 def _outside_asides(text: str, container: str | None) -> ParsedAnswer | None:
@@ -1498,14 +1593,31 @@ def _outside_asides(text: str, container: str | None) -> ParsedAnswer | None:
 
 def _without_asides(text: str) -> str:
     """`text` without its asides in parentheses, which explain rather than answer ("The box
-    is empty (the ball was moved out)"); an aside that takes back what came before stays."""
-    return _ASIDE.sub(lambda aside: aside.group() if _taken_back(aside.group()) else " ", text)
+    is empty (the ball was moved out)"); an aside that takes back what came before, or adds
+    an item to it, stays."""
+    return _ASIDE.sub(
+        lambda aside: (
+            aside.group() if _taken_back(aside.group()) or _adds_an_item(aside.group()) else " "
+        ),
+        text,
+    )
 
 
 def _taken_back(text: str) -> bool:
     """Whether a text takes back what came before ("no wait, the banana", "I mean the
     banana")."""
     return _REVISION.search(text) is not None or re.search(_I_MEAN, text) is not None
+
+
+def _adds_an_item(aside: str) -> bool:
+    """Whether an aside adds an item to what came before ("(except the ball Carol added)",
+    "(but the ball is in it)"), rather than explains it or gives another's view ("(B would
+    say banana, but no)")."""
+    return (
+        bool(_items_in(aside))
+        and _ADDING.search(aside) is not None
+        and not (_PLAYER_OR_BELIEF.search(aside) or _NEGATION.search(aside) or _taken_back(aside))
+    )
 
 
 def _stated(text: str, container: str | None) -> ParsedAnswer | None:
@@ -1549,13 +1661,13 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
 
 
 def _believed(piece: str, end: int) -> bool:
-    """Whether the statement in `piece` that ends at `end` is what a player thinks ("C thinks
-    the box is empty", "the box has the apple, or so B believes"); not when the belief
-    follows a contrast ("The box is empty, although B thinks the apple is still there"),
-    after A's own "I believe"."""
+    """Whether the statement in `piece` that ends at `end` is what a player thinks, or for
+    another player ("C thinks the box is empty", "the box has the apple, or so B believes",
+    "the box is empty for B"); not when the belief follows a contrast ("The box is empty,
+    although B thinks the apple is still there"), after A's own "I believe"."""
     after = _OWN_BELIEF.sub("", piece[end:])
-    return _BELIEF.search(piece[:end]) is not None or (
-        _BELIEF.search(after) is not None and _CONTRAST.match(after) is None
+    return _PLAYER_OR_BELIEF.search(piece[:end]) is not None or (
+        _PLAYER_OR_BELIEF.search(after) is not None and _CONTRAST.match(after) is None
     )
 
 
@@ -1582,8 +1694,10 @@ def _listed(text: str, container: str | None) -> ParsedAnswer | None:
             break
         closing.insert(0, line)
     heading = text[: closing[0].start()].rstrip().rsplit("\n", 1)[-1]
-    if len(closing) < 2 or _AT_THE_START.search(heading):
-        return None
+    if len(closing) < 2 or any(
+        pattern.search(heading) for pattern in (_AT_THE_START, _PLAYER_OR_BELIEF, _TIMES, _PAST)
+    ):
+        return None  # "Initially:", "B's view:", "Earlier:", "When B left:"
     items = [
         line.group("item").lower()
         for line in closing
@@ -1616,7 +1730,11 @@ def _own_sections(text: str, container: str | None) -> str:
         return text
     starts = sorted(
         [(label.start(), _section_of(label)) for label in labels]
-        + [(opener.start(), container) for opener in _SECTION_END.finditer(text)],
+        + [(opener.start(), container) for opener in _SECTION_END.finditer(text)]
+        + [
+            (end.start(), _after_table(text, end.end(), container))
+            for end in _TABLE_END.finditer(text)
+        ],
         key=lambda start: start[0],
     )
     ends = [start for start, _ in starts[1:]] + [len(text)]
@@ -1625,6 +1743,15 @@ def _own_sections(text: str, container: str | None) -> str:
         text[start:end] for (start, of), end in zip(starts, ends, strict=True) if of == container
     ]
     return "\n".join(part for part in kept if part.strip())
+
+
+def _after_table(text: str, start: int, container: str) -> str | None:
+    """Whose the line after a table is: the container's when it states what the container
+    holds ("| box | - |\nThe box is empty."), else nobody's ("B still thinks ...")."""
+    line = text[start:].split("\n", 1)[0]
+    lead = _STATED_LEAD.match(line)
+    statement = _CONTAINER_STATEMENT.match(line, lead.end() if lead else 0)
+    return container if statement is not None and _held_in(statement) == container else None
 
 
 def _section_of(label: re.Match[str]) -> str | None:
@@ -1682,7 +1809,8 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
             (pair for pair in statements if _held_in(pair[1]) == container), statements[0]
         )
         named = _held_in(statement)
-        if _NEGATION.search(conclusion):  # "so it is not the ball" names what is not there
+        # "so it is not the ball" names what is not there; "so the box is empty for B" is B's.
+        if _NEGATION.search(conclusion) or _PLAYER.search(conclusion):
             return None
     if container is not None and named is None:
         # "so it's empty" speaks of a container, as "so it holds the apple" does; "so it's
