@@ -837,6 +837,7 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         # A last held-out review's cases.
         ("The basket has the orange and the brick.", None),
         ("| bag | apple |\n| box | - |\n| basket | ball |\n\nThe box is empty.", NOTHING),
+        ("| Container | Contents |\n|---|---|\n| bag | apple |\n| box | - |", NOTHING),
         (
             "The brick went to the basket and the ball into the box. Current contents of the "
             "box: ball.",

@@ -55,7 +55,8 @@ Answers (`parse_answer`)
   label whose note is another player's view or the start alone ("Box (B thinks): ...", "Box
   (at the start): ..."; not "Box (untouched since the start): ..."), up to a line or
   sentence that opens a conclusion ("So the box is empty."), which is read, or the line
-  after a table's rows.
+  after a table's rows, read when it states what the container holds. A dash in the
+  container's row of a table ("| box | - |") says empty.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
   `Correction`, `Scratch that`, `On second thought`, `I mean`), when that part is an answer
@@ -679,6 +680,14 @@ _SECTION_END = re.compile(
     _FLAGS,
 )
 """A line or sentence that opens a conclusion, which a container's section does not hold."""
+_DASH_ROW = re.compile(
+    rf"^[^\S\n]*\|[^\S\n]*(?:the\s+)?(?P<container>{_CONTAINER_WORDS})[^\S\n]*\|"
+    r"[^\S\n]*[-\u2013\u2014\u2205]+[^\S\n]*\|",
+    _FLAGS | re.MULTILINE,
+)
+"""A table's row that gives a container a dash, empty ("| box | - |")."""
+_TABLE_ROW = re.compile(r"^[^\S\n]*\|.*\|[^\S\n]*$", re.MULTILINE)
+"""A table's row, which is no answer of a few words ("| Container | Contents |")."""
 _TABLE_END = re.compile(r"(?<=\|)[^\S\n]*\n(?=[^\S\n]*[^|\s])")
 """The end of a table: the line after its last row."""
 _IT_IS = re.compile(r"it(?:'s|\s+is)\b", _FLAGS)
@@ -1461,7 +1470,7 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
         return ParsedAnswer(None, f"ambiguous: {items[0]} or nothing")
     if items:
         return ParsedAnswer(items[0])
-    if _says_empty(text, container):
+    if _says_empty(text, container) or _empty_row(text, container):
         return ParsedAnswer(NOTHING)
     if _items_in(text):
         return ParsedAnswer(None, "names only what is not there")
@@ -1471,10 +1480,15 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
         return ParsedAnswer(None, "an option letter, not what is in the container")
     if _EMPTY.search(text):
         return ParsedAnswer(None, "not empty, but no item named")
-    phrase = _short_phrase(text)
+    phrase = None if _TABLE_ROW.search(text) else _short_phrase(text)
     if phrase is None:
         return ParsedAnswer(None, "no item named")
     return ParsedAnswer(phrase)
+
+
+def _empty_row(text: str, container: str | None) -> bool:
+    """Whether a table's row for `container` holds a dash ("| box | - |")."""
+    return any(row.group("container").lower() == container for row in _DASH_ROW.finditer(text))
 
 
 def _emptied(text: str, container: str | None) -> bool:
