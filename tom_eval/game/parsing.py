@@ -601,15 +601,14 @@ _CONTINUED = re.compile(
 past: "the box is empty; the apple was moved to the basket")."""
 _BELIEF_CONCLUSIONS = 3
 """How many conclusions in what a player thinks a reply's own may come before."""
-_CONTRAST = re.compile(
-    r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|but|whereas|while)\b", _FLAGS
-)
+_SETTING_AGAINST = r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|whereas"
+"""The start of a clause set against a statement (the two patterns below close it)."""
+_CONTRAST = re.compile(rf"{_SETTING_AGAINST}|but|while)\b", _FLAGS)
 """What opens a clause that sets another view against a statement."""
 _OWN_BELIEF = re.compile(r"^[\s,]*I\s+(?:think|believe|guess|reckon)\b", _FLAGS)
 """A's own "I believe" after a statement, which is no other player's view."""
 _ANOTHERS_IGNORANCE = re.compile(
-    r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|whereas)\s+"
-    rf"(?:(?:player\s+)?{_OTHER}|he|she|they)\b",
+    rf"{_SETTING_AGAINST})\s+(?:(?:player\s+)?{_OTHER}|he|she|they)\b",
     _FLAGS,
 )
 """What opens another player's view set against a statement ("..., though C doesn't know")."""
@@ -1524,12 +1523,15 @@ def _moved_in(text: str, container: str | None) -> bool:
     name ("Then Anne moves it to the box", "except that the ball was put back", "... and
     then from the bag to the box", "then back in"); not a clause that says empty or negates
     ("nothing else went into the box")."""
+    if container is None:
+        return False
+    to_container = re.compile(
+        rf"\b(?:to|into)\s+(?:the\s+)?{re.escape(container)}\b|\bback\s+in\b", _FLAGS
+    )
     return any(
-        _moves_into(clause, container)
-        or re.search(rf"\b(?:to|into)\s+(?:the\s+)?{re.escape(container or '')}\b", clause, _FLAGS)
-        or re.search(r"\bback\s+in\b", clause, _FLAGS)
+        _moves_into(clause, container) or to_container.search(clause)
         for clause in _CLAUSE.split(text)
-        if container is not None and not (_EMPTY.search(clause) or _NEGATION.search(clause))
+        if not (_EMPTY.search(clause) or _NEGATION.search(clause))
     )
 
 
