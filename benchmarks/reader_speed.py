@@ -26,6 +26,7 @@ FRAGMENTS = {
     "pronoun after a semicolon": "the apple was in the box; ",
     "item or nothing": "either empty or the apple ",
     "empty, and how items left": "empty, Anne moved the apple ",
+    "items in and on again": "empty. The ball went into the box, then Bob waved, ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

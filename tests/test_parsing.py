@@ -820,6 +820,118 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("It's empty now, but it held the brick at the start.", NOTHING),
         ("Nothing. Anne moved the apple to the basket before Bob came back.", NOTHING),
         ("It is empty now, but the brick went in.", "brick"),
+        # An item that went in and on again left: where the story takes it last counts.
+        ("The box is empty. The ball went into the box first, then was moved to the bag.", NOTHING),
+        ("Empty. Anne put the ball in the box, and then Bob moved it to the bag.", NOTHING),
+        ("The box is empty. The ball was moved to the box and then to the bag.", NOTHING),
+        ("The box is empty. The ball was put in the box, then taken out of it.", NOTHING),
+        ("The box is empty. The ball was moved to the bag and then to the box.", "ball"),
+        ("The box is empty. The ball went into the bag first, then was moved to the box.", "ball"),
+        ("Empty. Anne put the ball in the box, and then Bob moved the apple to the bag.", None),
+        (
+            "Empty. The box had the apple, but B took the apple out and placed it in the bag, "
+            "and nothing was put back in the box afterwards.",
+            NOTHING,
+        ),
+        ("Empty. Anne put the ball in the box. Then Bob moved it to the bag.", NOTHING),
+        (
+            "The box is empty.\n- Anne puts the ball in the box.\n- Bob moves the ball to the bag.",
+            NOTHING,
+        ),
+        ("The box is empty. The ball went into the box, then on to the bag.", NOTHING),
+        (
+            "The box is empty. The ball was moved from the bag to the box, then from the box to "
+            "the basket.",
+            NOTHING,
+        ),
+        ("The box is empty. The ball was put in the box, then taken out.", NOTHING),
+        # Not a move of the item on: a look, a thought, a try, another thing, or a move back.
+        (
+            "The box is empty. Anne moved the ball to the bag, and later Bob looked in the box.",
+            NOTHING,
+        ),
+        (
+            "The box is empty: Anne moved the ball to the basket, then Bob glanced in the box.",
+            NOTHING,
+        ),
+        ("Empty. Anne put the ball in the box and nobody moved it to the bag.", "ball"),
+        ("Empty. Anne put the ball in the box, and Carol thinks Bob moved it to the bag.", "ball"),
+        ("Empty. Anne put the ball in the box, then Bob tried to move it to the bag.", "ball"),
+        ("Empty. Anne put the ball in the box, then Bob put his coat in the bag.", "ball"),
+        ("Empty. Anne put the ball in the box and then went to the basket.", "ball"),
+        (
+            "Empty. Anne put the ball in the box, and Bob moved it to the bag. Then Carol hid it "
+            "in the box.",
+            "ball",
+        ),
+        ("Empty. The ball was put in the box, taken to the bag, then brought back.", "ball"),
+        ("The box is empty. The ball was put in the box. It was then moved to the bag.", NOTHING),
+        ("The box is empty. The ball was put in the box, but was then moved to the bag.", NOTHING),
+        ("The box is empty. Anne put the ball in the box. Later, Bob removed it.", NOTHING),
+        (
+            "The box is empty. Anne put the ball in the box. Then Bob relocated it to the basket.",
+            NOTHING,
+        ),
+        (
+            "The box is empty. The ball was put in the box by Anne, who then moved to the basket.",
+            "ball",
+        ),
+        (
+            "Empty. Anne put the ball in the box. Then Bob found a coin and put it in the basket.",
+            "ball",
+        ),
+        (
+            "The box is empty. The ball was put in the box, then removed from view when Anne "
+            "closed the lid.",
+            "ball",
+        ),
+        (
+            "Empty. Anne put the ball in the box, Bob moved it to the bag, then Carol put it "
+            "where Anne had left it.",
+            "ball",
+        ),
+        (
+            "Empty. The ball went into the box, then Bob moved it to the bag. When Anne comes "
+            "back, she will look in the box.",
+            NOTHING,
+        ),
+        (
+            "Final answer: The box is empty.\n\n1. B put the brick in the box.\n2. C moved the "
+            "brick to the basket.\n3. No other object was put in the box afterward.",
+            NOTHING,
+        ),
+        (
+            "There is nothing in the box now. The apple was moved to the basket after it had been "
+            "put in the box.",
+            NOTHING,
+        ),
+        (
+            "**Nothing.** The brick was first put in the box, then moved to the basket by C.",
+            NOTHING,
+        ),
+        (
+            "The box is empty. The stapler was placed in the box by B. D then moved it to the "
+            "bag. C still thinks the stapler is in the box.",
+            NOTHING,
+        ),
+        (
+            "The box is empty. The ball was put in the box by B. After B left, the ball was moved "
+            "out of the box by C and into the bag. B then returned, but the ball remained in the "
+            "bag.",
+            NOTHING,
+        ),
+        (
+            "Answer: the box is empty.\n\nThe brick was put into the box, and then it was put "
+            "into the bag. The bag now has the brick.",
+            NOTHING,
+        ),
+        (
+            "The box contains nothing at the moment: the brick was moved from the bag into the "
+            "box, and later moved back into the bag.",
+            NOTHING,
+        ),
+        ("Empty - the orange was moved out of the box and into the bag after C left.", NOTHING),
+        ("Nothing! The apple went into the box, and then out of the box into the bag.", NOTHING),
         # A code review's cases: denied moves, looks, other players' views, asked statements.
         ("Bob thinks the box is empty, but Anne never moved the apple.", "apple"),
         ("It looks empty, but nobody moved the apple out of it.", "apple"),

@@ -120,13 +120,19 @@ Answers (`parse_answer`)
   from the box to the basket.", "the stapler went from the box to the bag", "it used to
   contain the brick", "previously the brick was there"; none moved into it or somewhere
   unnamed, "moved there", "put back", nor back, "came back"; no move denied; no hedge): that
-  answers `nothing`. So "The apple, not the banana" is apple, and "Not the apple" alone is
-  no answer. Several items are ambiguous, and so is a reply that ends at an item or nothing
-  ("it's either empty or the brick"; not asked, not what another player would say, and with
-  nothing but doubt after it: "either empty or the brick - the latter" is decided). No item
-  but an empty word answers `nothing` ("Nothing, not even the apple", "doesn't contain
-  anything", "\u2205"); a negated one ("not empty", "no longer empty") says the opposite, so
-  alone it is no answer.
+  answers `nothing`. An item that went into it and on again left it ("The ball went into
+  the box first, then was moved to the bag"; "... Then Bob moved it to the bag."; "..., then
+  taken out"): the item's story is read to where a move of it ("it", the item, or the item
+  as subject going on) takes it last, not to where someone looks, thinks it is or tried to
+  move it, and a move back ("Then Carol hid it in the box", "and back") keeps it in; what
+  a player thinks or another container holds now names no item of it ("Carol still thinks
+  the stapler is in the box", "the ball remained in the bag"). So "The apple, not the
+  banana" is apple, and "Not the apple" alone is no answer. Several items are ambiguous, and
+  so is a reply that ends at an item or nothing ("it's either empty or the brick"; not asked,
+  not what another player would say, and with nothing but doubt after it: "either empty or
+  the brick - the latter" is decided). No item but an empty word answers `nothing`
+  ("Nothing, not even the apple", "doesn't contain anything", "\u2205"); a negated one ("not
+  empty", "no longer empty") says the opposite, so alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -429,6 +435,10 @@ _BELIEF = re.compile(
 _GONE = re.compile(r"\b(?:gone|missing|lost|mov(?:e|ed)|taken|removed|empty|away|out)\b", _FLAGS)
 """An item said to be gone, which a "but it isn't" after it puts back."""
 _CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
+_CLAUSE_OR_AFTER = re.compile(rf"{_CLAUSE.pattern}|\bafter\b", _FLAGS)
+"""Clauses, and an event told after one that followed it ("moved to the bag after ...")."""
+_HAD = re.compile(r"\bhad\s+(?:been\s+)?\w+ed\b|\bhad\s+(?:been\s+)?(?:put|taken)\b", _FLAGS)
+"""A move told in the past of the story's past ("it had been put in the box")."""
 """Where a clause ends, for the container it speaks of ("- Bag: no apple" keeps its label)."""
 _MOVES = (
     r"mov(?:e|es|ed|ing)|puts?|putting|plac(?:e|es|ed|ing)|t(?:ake|akes|ook|aken|aking)"
@@ -456,27 +466,129 @@ _HELD_BEFORE = re.compile(
 _WENT_AFTER = re.compile(r"\s+(?:went|left|moved)\b", _FLAGS)
 """An item that left ("the stapler went from the box to the bag")."""
 _THERE_BEFORE = re.compile(
-    r"\s+(?:was|had\s+been)\s+(?:there|in\s+it)\b(?!\s+(?:all\s+along|still|now|the\s+whole))",
+    rf"\s+(?:was|had\s+been)\s+(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?{_CONTAINER_WORDS})\b"
+    r"(?!\s+(?:all\s+along|still|now|the\s+whole))",
     _FLAGS,
 )
-"""An item that was in the container before ("previously the brick was there"; not "was
-there all along")."""
+"""An item that was in a container before ("previously the brick was there", "the apple was
+in the box, but then Bob moved it"; not "was there all along")."""
 _NOT_DONE = re.compile(r"(?:\b(?:not|never|nobody|no\s+one|no-one)|n't)\b[^.;!?\n]*$", _FLAGS)
 """A move denied in the clause before an item ("Anne never moved the apple")."""
-_PUT_INTO = re.compile(
-    rf"[^.;!?\n]{{0,80}}?\b(?:in|into|inside|to)\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS}|it)\b",
-    _FLAGS,
-)
-"""Where the story, after an item, takes it: the first container it goes in or to in the
-sentence ("was moved from the box to the basket": basket; "put the apple in it": it)."""
 _MOVED_INTO = re.compile(
     rf"\b(?:{_MOVES}|went|goes|landed|ended\s+up)\b[^.;!?\n]{{0,80}}?\b(?:(?:to|into|in|inside)\s+(?:the\s+)?"
-    rf"(?P<container>{_CONTAINER_WORDS})\b|(?:there|back|in)\b(?!\s+(?:the\s+)?{_CONTAINER_WORDS}))",
+    rf"(?P<container>{_CONTAINER_WORDS})\b"
+    rf"|(?:there|back|in)\b(?!\s+(?:(?:to|into|in)\s+)?(?:the\s+)?{_CONTAINER_WORDS}))",
     _FLAGS,
 )
 """A move into a container ("Then Anne moves it to the box", "the ball went into the box"),
 or to one unnamed ("the brick was moved there later", "the ball got put back", "it went
 in")."""
+_MOVE_VERB = re.compile(
+    rf"\b(?:{_MOVES}|went|goes|landed|ended\s+up|hid|hidden|toss(?:ed|es)?|threw|thrown|stuck"
+    r"|stash(?:ed|es)?|slipped|relocated|shifted|brought|returned|pulled|grabbed)\b",
+    _FLAGS,
+)
+"""Verbs of the story's moves, as the story of an item that left the container tells them
+("Then Bob hid it in the bag")."""
+_AWAY = (
+    r"(?:(?:taken|took|came|removed|pulled)\s+(?:it\s+)?out\b(?!\s+of)"
+    rf"|removed(?:\s+it)?\b(?!\s+from\s+(?!(?:the\s+)?(?:{_CONTAINER_WORDS}|it)\b))|elsewhere\b|away\b)"
+)
+"""A move out of a container to none named ("then taken out", "moved it elsewhere"; not
+"removed from view")."""
+_PUT_INTO = re.compile(
+    rf"\b(?:(?P<out>out\s+of|from)|in|into|inside|to)\s+(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS}|it)\b|\b(?P<away>{_AWAY})",
+    _FLAGS,
+)
+"""A container an item goes in or to ("was moved from the box to the basket": basket; "put
+the apple in it": it), or `out` of, or `away` to none ("then taken out")."""
+_ATTEMPT = re.compile(
+    r"\b(?:tri(?:ed|es)|try|wants?|wanted|would|could|will|going\s+to|plan(?:s|ned)?"
+    r"|pretend(?:s|ed)?|almost|fail(?:s|ed))\b|'ll\b",
+    _FLAGS,
+)
+"""A move only tried, meant or to come ("Bob wanted to move it to the bag", "Anne will put
+it back")."""
+_ITEM_OR_STOP = re.compile(
+    rf"\b(?P<item>{_ITEM_WORDS})\b|\b(?:nothing|none|empty|not|never|nobody|no\s+one)\b|n't\b"
+    rf"|{_BELIEF.pattern}|{_ATTEMPT.pattern}",
+    _FLAGS,
+)
+"""Where the story of one item's moves stops: another item is named, or a clause says
+nothing, not, what someone thinks or what was only tried ("moved from the box to the basket,
+and nothing else went into the box")."""
+_MOVE_REACH = 160
+"""How far after an item its moves are read (a clause or two: "went into the box first,
+then was moved to the bag")."""
+_THEN = r"(?:then|later|afterwards|after\s+that|finally|eventually|first|at\s+first|soon)"
+_ONWARD_GAP = re.compile(
+    rf"[\s,]*(?:(?:and|but)\s+)?(?:{_THEN}\b[\s,]*)*(?:(?:on|back)\s+)?", _FLAGS
+)
+"""What lies between two containers of one move ("to the box, then to the bag")."""
+_ONWARD = re.compile(
+    rf"\s*(?:(?:{_THEN}|on|back)\b[\s,]*)*"
+    rf"(?:(?:from|out\s+of)\s+(?:the\s+)?{_CONTAINER_WORDS}\s+)?(?:to|into)\s+(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS})\b",
+    _FLAGS,
+)
+"""A clause that goes on to another container without a verb ("moved to the box and then to
+the bag", "then on to the bag", "then from the box to the basket", "then out of the box into
+the bag")."""
+_BY_ITSELF = re.compile(
+    rf"\b{_ITEM_WORDS}\s+(?:was|were|got|gets|is|had\s+been|has\s+been|went|goes)\b", _FLAGS
+)
+"""An item as the subject of its move ("the ball was put", "the ball went")."""
+_SUBJECTLESS = re.compile(
+    rf"[\s,;]*(?:(?:{_THEN}|and|but)\b[\s,]*)*(?:(?:was|were|got|had\s+been)\s+)?(?:{_THEN}\s+)?"
+    r"(?:mov|tak|carri|transferr|remov|plac|put|dropp|hid|toss|shift|relocat|brought|return)",
+    _FLAGS,
+)
+"""What goes on with the same subject ("then was moved to the bag", "but later taken
+out")."""
+_GOING_ON_GAP = re.compile(
+    rf"[\s,;]*(?:(?:{_THEN}|and|but|was|were|got|had\s+been)\b[\s,;]*)*", _FLAGS
+)
+"""Clauses between a move in and one that goes on with its subject ("..., but was then
+moved to the bag")."""
+_MOVED_ON = re.compile(
+    rf"{_MOVE_VERB.pattern}[^.;!?\n]{{0,80}}?\b(?:to|into|in|inside)\s+(?:the\s+)?"
+    rf"(?P<container>{_CONTAINER_WORDS})\b",
+    _FLAGS,
+)
+"""A move to a container named ("Bob relocated it to the basket")."""
+_REFERS = re.compile(r"\bit\b", _FLAGS)
+_OTHER_THING = re.compile(
+    rf"\b(?:a|an|his|her|their|some|another)\s+(?!(?:{_ITEM_WORDS}|{_CONTAINER_WORDS})\b)[a-z]+",
+    _FLAGS,
+)
+"""Something else that "it" may stand for ("Bob found a coin and put it in the basket")."""
+_LOOK = re.compile(
+    r"\b(?:look|search|check|peek|peer|glanc|find|found|see|saw|seen|notic|expect|hop)\w*", _FLAGS
+)
+"""Words of looking for an item, not moving it ("she will look for it in the box")."""
+_BACK_WORD = re.compile(r"\bback\b", _FLAGS)
+_BACK_ALONE = re.compile(rf"\s*(?:{_THEN}\s+)?back(?:\s+again)?\s*", _FLAGS)
+"""A move back without a verb ("moved to the bag and back")."""
+_BY_ME = re.compile(r"\bI\s+(?:\w+\s+)?$", _FLAGS)
+"""A's own "I" right before a belief word ("I think", "I still believe")."""
+_MOVED_FIRST = re.compile(
+    rf"\s+(?:was|had\s+been|got)\s+{_THEN}\s+(?:moved|put|placed|taken|removed|carried"
+    r"|transferred)\b",
+    _FLAGS,
+)
+"""An item moved in the story, with a word of time ("the brick was first put")."""
+_NOW_IN = re.compile(
+    r"\s+(?:is|remained|remains|stayed|stays|sits|sat|lies|ended\s+up|was\s+left)\s+"
+    rf"(?:(?:still|now)\s+)?(?:in|inside)\s+(?:the\s+)?(?P<container>{_CONTAINER_WORDS})\b",
+    _FLAGS,
+)
+"""An item said to be in a container now ("the ball remained in the bag")."""
+_EARLIER = re.compile(r"\bafter\b[^.;!?\n]{0,60}?\bhad\b", _FLAGS)
+"""An event told after one that followed it ("moved to the basket after it had been put in
+the box")."""
+_NO_MORE = re.compile(r"\bno\s+(?:other|more|further|one|object|item|thing)", _FLAGS)
+"""A move that did not happen ("No other object was put in the box")."""
 _RETURNED = re.compile(
     rf"(?:\bit|{_ITEM_WORDS})\s+(?:(?!(?-i:[A-Z][a-z]+\b))[^.;!?\n]){{0,60}}?"
     r"\b(?:(?:came|comes|went|goes)\s+(?:back|home)|returned|restored|reinstated|replaced)\b"
@@ -502,6 +614,10 @@ _ANOTHERS_OR_SEEMING = re.compile(
     _FLAGS,
 )
 """Another player, a belief or a look, in a sentence that says empty."""
+_WHEN_A_PLAYER = re.compile(
+    rf"\b(?:after|when|while|before|once|until|as\s+soon\s+as)\s+(?:player\s+)?{_OTHER}\b", _FLAGS
+)
+"""A player named only to tell the time ("after C left", "while D was out")."""
 _OR_EMPTY = re.compile(
     rf"\b(?:empty|nothing)\s+or\s+(?:\w+\s+){{0,3}}?{_ITEM_WORDS}\b"
     rf"|\b{_ITEM_WORDS}\s+(?:\w+\s+){{0,2}}?or\s+(?:(?:it(?:'s|\s+is)|be)\s+)?(?:empty|nothing)\b",
@@ -1498,41 +1614,205 @@ def _emptied(text: str, container: str | None) -> bool:
     denied ("Anne never moved the apple"), and no hedge."""
     if container is None or _HEDGED.search(text) or not _empty_now(text, container):
         return False
-    if _moved_in(text, container) or _RETURNED.search(text):  # "Then Anne moves it to the box."
+    if _moved_in(text, container) or _returned(text):  # "Then Anne moves it to the box."
         return False
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
         if _NOT_DONE.search(before):
             return False  # "Anne never moved the apple"
+        if _elsewhere_now(text, match, before, container):
+            continue  # "Carol still thinks the ball is in the box", "the ball remained in the bag"
         moved = (
             _MOVED_BEFORE.search(before)
             or _MOVED_AFTER.match(text, match.end())
+            or _MOVED_FIRST.match(text, match.end())
             or _WENT_AFTER.match(text, match.end())
         )
         if moved:
-            put = _PUT_INTO.match(text, match.end())
-            if put is not None and put.group("container").lower() in (container, "it"):
+            if _put_last(text, match) in (container, "it"):
                 return False
         elif not (_HELD_BEFORE.search(before) or _THERE_BEFORE.match(text, match.end())):
             return False
     return True
 
 
+def _returned(text: str) -> bool:
+    """Whether a reply tells of an item that came back or stayed ("the brick left the box but
+    came back", "the ball is still there"), outside what someone else thinks ("Carol still
+    thinks the apple is in the box")."""
+    return any(
+        _RETURNED.search(sentence)
+        for sentence in _SENTENCE_BREAK.split(text)
+        if not _anothers_belief(sentence)
+    )
+
+
+def _anothers_belief(sentence: str) -> bool:
+    """Whether a sentence tells what someone other than A thinks ("Carol still thinks ...",
+    "B would expect ..."; not "I think ...")."""
+    belief = _BELIEF.search(sentence)
+    return belief is not None and not _BY_ME.search(sentence, 0, belief.start())
+
+
+def _elsewhere_now(text: str, item: re.Match[str], before: str, container: str) -> bool:
+    """Whether a reply names `item` (`before`: the text right before it) only in what a
+    player thinks ("Carol still thinks the stapler is in the box") or as in another container
+    now ("the ball remained in the bag", "The bag now has the brick")."""
+    if _BELIEF.search(_SENTENCE_BREAK.split(before)[-1]):
+        return True
+    now_in = _NOW_IN.match(text, item.end())
+    if now_in is not None:
+        return now_in.group("container").lower() != container
+    holder = _holder(text, item.start())
+    return holder is not None and not holder.past and holder.container != container
+
+
+def _put_last(text: str, item: re.Match[str]) -> str | None:
+    """Where the story, after `item`, takes it last: the first container it goes in or to,
+    then each that a later move of it names ("went into the box first, then was moved to the
+    bag" is the bag; "... Then Bob moved it to the bag." too), until another item is named
+    ("put the ball in the box and the apple in the bag" is the box for the ball); not where
+    someone looks ("moved the ball to the bag, and later Bob looked in the box" is the bag).
+    None when nowhere, or out of a container last ("put in the box, then taken out of
+    it")."""
+    reach = min(len(text), item.end() + _MOVE_REACH)
+    limit = reach
+    for stop in _ITEM_OR_STOP.finditer(text, item.end(), reach):
+        named = stop.group("item")
+        if named is None or named.lower().rstrip("s") != item.group(1).lower():
+            limit = stop.start()
+            break
+    by_itself = _BY_ITSELF.match(text, item.start()) is not None
+    last: re.Match[str] | None = None
+    for put in _PUT_INTO.finditer(text, item.end(), limit):
+        # A move out without a container carries its own verb ("then Bob took it out").
+        gap = text[last.end() : put.end() if put.group("away") else put.start()] if last else ""
+        if last is None or _moves_on_to(gap, last, item.group(1), by_itself):
+            last = put
+    if last is None or last.group("out") or last.group("away"):
+        return None
+    return last.group("container").lower()
+
+
+def _moves_on_to(gap: str, last: re.Match[str], item: str, by_itself: bool) -> bool:
+    """Whether what lies between a container an item went in or to (`last`) and the next one
+    named takes the item on to it: a move without a verb (", then to"), from where it went
+    ("out of the box into"), or a move of "it" or the item ("Then Bob moved it to", "Later,
+    B moved the ball to"), or, when the item is the subject (`by_itself`), one that goes on
+    without another ("..., then was moved to"; not "... by Anne, who then moved to")."""
+    if _ONWARD_GAP.fullmatch(gap):
+        return True
+    if last.group("out") and not _CLAUSE.search(gap):
+        return True
+    if _MOVE_VERB.search(gap) is None or _EARLIER.search(gap):
+        return False  # not "moved to the basket after it had been put in the box"
+    return _of_the_item(gap, {item}) or (
+        by_itself and _SENTENCE_BREAK.search(gap) is None and _SUBJECTLESS.match(gap) is not None
+    )
+
+
+def _of_the_item(text: str, items: set[str]) -> bool:
+    """Whether a text speaks of the items moved: it names one of them, and no other, or says
+    "it" with nothing else it could stand for before ("Bob moved it to the bag"; not "Bob
+    found a coin and put it in the basket")."""
+    named = set(_items_in(text))
+    if named:
+        return named <= items
+    pronoun = _REFERS.search(text)
+    return pronoun is not None and not _OTHER_THING.search(text, 0, pronoun.start())
+
+
 def _moved_in(text: str, container: str | None) -> bool:
     """Whether a clause of a text moves something into `container` or to a place it does not
     name ("Then Anne moves it to the box", "except that the ball was put back", "... and
-    then from the bag to the box", "then back in"); not a clause that says empty or negates
-    ("nothing else went into the box")."""
+    then from the bag to the box", "then back in"), and no later clause moves it on ("The
+    ball went into the box first, then was moved to the bag") unless a later one again
+    moves it back ("Then Carol hid it in the box", "and back"); not a clause that says
+    empty or negates ("nothing else went into the box")."""
     if container is None:
         return False
-    to_container = re.compile(
-        rf"\b(?:to|into)\s+(?:the\s+)?{re.escape(container)}\b|\bback\s+in\b", _FLAGS
+    named = re.escape(container)
+    to_container = re.compile(rf"\b(?:to|into)\s+(?:the\s+)?{named}\b|\bback\s+in\b", _FLAGS)
+    out_of_container = re.compile(
+        rf"\b(?:{_MOVES}|went|goes)\b[^.;!?\n]{{0,40}}?\b(?:out\s+of|from)\s+(?:(?:the\s+)?{named}|it)\b"
+        rf"|\b{_AWAY}",
+        _FLAGS,
     )
-    return any(
-        _moves_into(clause, container) or to_container.search(clause)
-        for clause in _CLAUSE.split(text)
-        if not (_EMPTY.search(clause) or _NEGATION.search(clause))
+    moved_in: _MoveIn | None = None  # the last move in, until a later clause moves it on
+    left: _MoveIn | None = None  # the move in that a later clause moved on, until it is back
+    since = ""  # the clauses after the last move in or on
+    for clause in _CLAUSE_OR_AFTER.split(text):
+        if _EMPTY.search(clause) or _NEGATION.search(clause) or _NOT_DONE.search(clause):
+            continue
+        if _NO_MORE.search(clause):
+            continue
+        said = since + " " + clause
+        earlier = _HAD.search(clause) is not None  # "after it had been put in the box"
+        if not earlier and (_moves_into(clause, container) or to_container.search(clause)):
+            moved_in, left, since = _MoveIn.of(clause), None, ""
+        elif (
+            moved_in is not None
+            and _takes_on(clause, said, moved_in)
+            and (_moves_elsewhere(clause, container) or out_of_container.search(clause))
+        ):
+            moved_in, left, since = None, moved_in, ""
+        elif left is not None and _back(clause, said, left, container):
+            moved_in, left, since = left, None, ""
+        else:
+            since = said[-_LOOK_BACK:]  # bounded: a long reply stays linear
+    return moved_in is not None
+
+
+class _MoveIn(NamedTuple):
+    """A clause that moves something into the container: the items it names, and whether
+    one is its subject ("the ball was put in the box", not "Anne put the ball in the box")."""
+
+    items: set[str]
+    by_itself: bool
+
+    @classmethod
+    def of(cls, clause: str) -> _MoveIn:
+        return cls(set(_items_in(clause)), _BY_ITSELF.search(clause) is not None)
+
+
+def _takes_on(clause: str, said: str, moved_in: _MoveIn) -> bool:
+    """Whether a later clause speaks of what `moved_in` moved (`said`: the clauses since,
+    ending with it): it names it or "it", or, after a move with the item as subject and
+    nothing between, goes on without one ("The ball was put in the box, then moved to the
+    bag"); not what someone thinks or tried ("Carol thinks Bob moved it", "Bob tried to
+    move it"), nor another thing ("then Bob put his coat in the bag")."""
+    if _BELIEF.search(clause) or _ATTEMPT.search(clause):
+        return False
+    if _items_in(said) or _REFERS.search(said):
+        return _of_the_item(said, moved_in.items)
+    going_on = _SUBJECTLESS.match(clause) or _ONWARD.match(clause)
+    between = said[: len(said) - len(clause)]
+    return (
+        moved_in.by_itself and going_on is not None and _GOING_ON_GAP.fullmatch(between) is not None
     )
+
+
+def _back(clause: str, said: str, left: _MoveIn, container: str) -> bool:
+    """Whether a clause after the item `left` the container moves it back: "and back", or a
+    move of it back, into the container or to no container named ("C moved it back", "then
+    Carol put it where Anne had left it", "then brought back", "then Carol popped it in the
+    box"); not a look, a thought or a try ("she will look in the box", "Carol wanted to move
+    it back")."""
+    if _BACK_ALONE.fullmatch(clause):
+        return True
+    if _BELIEF.search(clause) or _ATTEMPT.search(clause) or _LOOK.search(clause):
+        return False
+    named = {found.group().lower() for found in _CONTAINER.finditer(clause)}
+    if named - {container} or not (_MOVE_VERB.search(clause) or named):
+        return False
+    between = said[: len(said) - len(clause)]
+    subjectless = (
+        left.by_itself
+        and _SUBJECTLESS.match(clause) is not None
+        and _GOING_ON_GAP.fullmatch(between) is not None
+        and _BACK_WORD.search(clause) is not None  # "then brought back", not "then returned"
+    )
+    return subjectless or _of_the_item(said, left.items)
 
 
 def _moves_into(text: str, container: str | None) -> bool:
@@ -1543,17 +1823,28 @@ def _moves_into(text: str, container: str | None) -> bool:
     )
 
 
+def _moves_elsewhere(clause: str, container: str) -> bool:
+    """Whether a clause moves something to a container other than `container` ("then was
+    moved to the bag", "and then to the basket")."""
+    onward = _ONWARD.match(clause)
+    return (onward is not None and onward.group("container").lower() != container) or any(
+        moved.group("container").lower() != container for moved in _MOVED_ON.finditer(clause)
+    )
+
+
 def _empty_now(text: str, container: str) -> bool:
     """Whether a reply says `container` is empty now: an empty word not asked, not of the
     past ("The box was empty at first", "empty before") and not in a sentence that names
     another player, a belief or a look ("The box is empty, as far as B knows", "The box
-    looks empty")."""
+    looks empty"), but for a player who only tells the time ("Empty - the orange was moved
+    out of the box after C left")."""
     said = _QUESTION.sub(" ", text)
     for match in _empty_words(said, container):
+        sentence = _WHEN_A_PLAYER.sub(" ", said[slice(*_sentence_around(said, match))])
         if not (
             _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
             or _PAST_AFTER.match(said, match.end())
-            or _ANOTHERS_OR_SEEMING.search(said, *_sentence_around(said, match))
+            or _ANOTHERS_OR_SEEMING.search(sentence)
         ):
             return True
     return False

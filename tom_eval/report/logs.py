@@ -360,11 +360,17 @@ def _warn_mixed_versions(evals: pd.DataFrame, warnings: list[str]) -> None:
     versions = evals.groupby("run", sort=True)["task_version"].unique()
     for run, found in versions.items():
         if len(found) > 1:
-            listed = ", ".join(sorted(map(str, found)))
+            listed = ", ".join(sorted(map(str, found), key=_version_order))
             warnings.append(
                 f"{run}: pools logs of task versions {listed}; a reply may be scored "
                 "otherwise by each (see the README's Changelog)"
             )
+
+
+def _version_order(version: str) -> tuple[int, str]:
+    """A task version's place ("9-A" before "10-A"): its number, then its letter."""
+    number, _, letter = version.partition("-")
+    return (int(number), letter) if number.isdigit() else (-1, version)
 
 
 def _warn_uneven_epochs(ranked: pd.DataFrame, warnings: list[str]) -> None:
