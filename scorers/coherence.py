@@ -45,6 +45,7 @@ from tom_eval.coherence.metrics import (
 )
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import CoherenceRecord
+from tom_eval.refusal import refuse_other_tasks
 
 VALUES = ("reply_answers", "read", "by_logprobs")
 
@@ -105,6 +106,9 @@ def coherence_scorer() -> Scorer:
     """Carries each item's distribution to the run's metrics."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        refuse_other_tasks(
+            state.metadata, state.sample_id, ("item_id",), "tasks/coherence.py", "coherence_scorer"
+        )
         record = store_as(CoherenceRecord)
         distribution = record.distribution or {}
         ranked = sorted(distribution.items(), key=lambda pair: -pair[1])

@@ -23,6 +23,7 @@ from inspect_ai.util import store_as
 from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS
 from tom_eval.false_belief.parsing import on_key
 from tom_eval.false_belief.solver import FalseBeliefRecord
+from tom_eval.refusal import refuse_other_tasks
 
 ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
 ALL_PERTURBATIONS = tuple(dict.fromkeys(PERTURBATIONS["contents"] + PERTURBATIONS["transfer"]))
@@ -109,6 +110,10 @@ def false_belief_scorer() -> Scorer:
     """Scores each prompt's first word (or key-word probability) against its answer."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        needed = ("family", "key_words", "prompts")
+        refuse_other_tasks(
+            state.metadata, state.sample_id, needed, "tasks/false_belief.py", "false_belief_scorer"
+        )
         record = store_as(FalseBeliefRecord)
         completions = record.completions
         value = score_value(completions)

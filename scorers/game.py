@@ -50,6 +50,7 @@ from tom_eval.game.solver import GameLog, game_plan
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import SELF
 from tom_eval.intervals import wilson_interval
+from tom_eval.refusal import refuse_other_tasks, refused
 
 
 def _per_key_metrics() -> dict[str, list[Metric]]:
@@ -107,6 +108,18 @@ def game_scorer() -> Scorer:
     """Scores a whole game: the race, and A's turns against the engine."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        if {"story", "lose", "neutral"}.issubset(state.metadata):
+            raise refused(
+                f"sample {state.sample_id}: a trial of tasks/tom.py, not a whole game: score "
+                "it with scorers/tom.py@tom_scorer"
+            )
+        refuse_other_tasks(
+            state.metadata,
+            state.sample_id,
+            ("stories", "lose", "neutral"),
+            "tasks/tom.py -T mode=game",
+            "game_scorer",
+        )
         log = store_as(GameLog)
         records = [TurnRecord(**turn) for turn in log.turns]
         rules = Rules(lose=bool(state.metadata["lose"]))

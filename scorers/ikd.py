@@ -35,6 +35,7 @@ from inspect_ai.solver import TaskState
 from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline
 from tom_eval.knowledge.parsing import Verdict, read_verdict, word_iou
+from tom_eval.refusal import refuse_other_tasks
 
 NAN = math.nan
 
@@ -88,6 +89,7 @@ def ikd_scorer() -> Scorer:
     """The conclusion against the story's kind; the quote against the gold error span."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        refuse_other_tasks(state.metadata, state.sample_id, ("kind",), "tasks/ikd.py", "ikd_scorer")
         verdict = read_verdict(state.output.completion)
         erroneous = state.metadata["kind"] == "error"
         gold = str(state.metadata.get("gold", ""))

@@ -33,6 +33,7 @@ from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline, order_consistency
 from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
+from tom_eval.refusal import refuse_other_tasks
 
 
 def knp_metrics(both_orders: bool) -> dict[str, list[Metric]]:
@@ -60,6 +61,8 @@ def knp_scorer() -> Scorer:
     """The chosen letter against the right one (the action without the knowledge)."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        needed = ("correct_letter", "options")
+        refuse_other_tasks(state.metadata, state.sample_id, needed, "tasks/knp.py", "knp_scorer")
         right = str(state.metadata["correct_letter"])
         letter, method = choice_letter(state.output.completion, state.metadata["options"])
         if letter is None:
@@ -105,9 +108,11 @@ def knp_judge_scorer() -> Scorer:
     no `--model-role grader=...` is given; the paper's judge was GPT-5)."""
 
     async def score(state: TaskState, target: Target) -> Score:
+        meta = state.metadata
+        needed = ("story", "question", "answer_without_knowledge", "answer_with_knowledge")
+        refuse_other_tasks(meta, state.sample_id, needed, "tasks/knp.py", "knp_judge_scorer")
         grader = get_model(role="grader")
         predicted = open_answer(state.output.completion)
-        meta = state.metadata
         prompt = judge_prompt(
             meta["story"],
             meta["question"],

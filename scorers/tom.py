@@ -44,7 +44,7 @@ from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord, take_record
 from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
-from tom_eval.refusal import refused
+from tom_eval.refusal import refuse_other_tasks, refused
 from tom_eval.report.stats import balanced_point
 
 
@@ -226,7 +226,7 @@ def _explanation(record: GameRecord, solution: Solution, regret: float) -> str:
     )
 
 
-_GAME_FIELDS = frozenset({"story", "lose", "neutral"})
+_GAME_FIELDS = ("story", "lose", "neutral")
 """The sample metadata the scorer reads besides the turn."""
 
 
@@ -236,12 +236,13 @@ def played_turn(state: TaskState) -> GameRecord:
     record = take_record(state)
     if record is not None:
         return record
-    if not _GAME_FIELDS.issubset(state.metadata):
-        # KNP and IKD samples carry a story too: the rules tell the game's apart.
+    if "stories" in state.metadata:
         raise refused(
-            f"sample {state.sample_id}: not a sample of tasks/tom.py (no story, lose and "
-            "neutral in its metadata): tom_scorer scores the game's logs"
+            f"sample {state.sample_id}: a whole game of tasks/tom.py (-T mode=game): score "
+            "it with scorers/game.py@game_scorer"
         )
+    # KNP and IKD samples carry a story too: the rules tell the game's apart.
+    refuse_other_tasks(state.metadata, state.sample_id, _GAME_FIELDS, "tasks/tom.py", "tom_scorer")
     logged = (state.scores or {}).get("tom_scorer")
     metadata = (logged.metadata if logged else None) or {}
     if set(metadata) != {field.name for field in fields(GameRecord)}:

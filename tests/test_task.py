@@ -21,9 +21,15 @@ from inspect_ai import score as inspect_score
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import Scorer
 from knowledge_support import FIXTURES
 
 from conftest import REFERENCE_SCENARIOS, ROOT, inspect_eval, played_turn, require_shared
+from scorers.coherence import coherence_scorer
+from scorers.false_belief import false_belief_scorer
+from scorers.game import game_scorer
+from scorers.ikd import ikd_scorer
+from scorers.knp import knp_judge_scorer, knp_scorer
 from scorers.tom import tom_scorer
 from tasks.false_belief import false_belief
 from tasks.knp import knp as knp_task
@@ -246,24 +252,59 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 
+def test_a_reply_with_half_a_surrogate_pair_is_read_and_the_run_logged(tmp_path: Path) -> None:
+    """A reply holding a lone surrogate (half of an emoji's UTF-16 pair) goes back to the
+    model as input for A's answer; Inspect could not write that input as UTF-8 and failed
+    the whole run. The run is logged, and the reply read as given."""
+    log = run(tmp_path, scripted(lambda view: "Pass \ud83d"), ids="12", extras="0A", reps=1)
+    [sample] = log.samples or []
+    assert sample.scores is not None and sample.scores["tom_scorer"].answer == "Pass"
+    assert sample.messages[2].text == "Pass \ufffd"
+
+
+LOG_OF: dict[str, tuple[Callable[[], Task], str]] = {
+    "false_belief": (lambda: false_belief(contents=1, transfer=0), "tom/belief-oracle"),
+    # KNP's samples carry a story of their own.
+    "knp": (lambda: knp_task(data_dir=str(FIXTURES), genre="kids"), "tom/gold"),
+    "trial": (lambda: tom(ids="12", extras="0A", reps=1), "tom/oracle"),
+    "game": (lambda: tom(mode="game", games=1, turns=4, ids="7-24", reps=2), "tom/oracle"),
+}
+"""A one-sample log of each kind, to score with another task's scorer."""
+
+
+@pytest.fixture(scope="module")
+def one_sample_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
+    folder = tmp_path_factory.mktemp("logs")
+    return {
+        kind: inspect_eval(task(), model=model, log_dir=str(folder), display="none", limit=1)[0]
+        for kind, (task, model) in LOG_OF.items()
+    }
+
+
 @pytest.mark.parametrize(
-    ("task", "model"),
+    ("kind", "scorer", "said"),
     [
-        (lambda: false_belief(contents=1, transfer=0), "tom/belief-oracle"),
-        # KNP's samples carry a story of their own.
-        (lambda: knp_task(data_dir=str(FIXTURES), genre="kids"), "tom/gold"),
+        ("false_belief", tom_scorer, "not a sample of tasks/tom.py (no story, lose and neutral"),
+        ("knp", tom_scorer, "tom_scorer scores the logs of tasks/tom.py"),
+        ("game", tom_scorer, "a whole game of tasks/tom.py (-T mode=game): score it with"),
+        ("trial", game_scorer, "a trial of tasks/tom.py, not a whole game: score it with"),
+        ("knp", game_scorer, "not a sample of tasks/tom.py -T mode=game (no stories,"),
+        ("trial", knp_scorer, "not a sample of tasks/knp.py (no correct_letter and options"),
+        ("trial", knp_judge_scorer, "knp_judge_scorer scores the logs of tasks/knp.py"),
+        ("knp", ikd_scorer, "not a sample of tasks/ikd.py (no kind in its metadata)"),
+        ("trial", false_belief_scorer, "not a sample of tasks/false_belief.py (no family,"),
+        ("trial", coherence_scorer, "not a sample of tasks/coherence.py (no item_id in its"),
     ],
 )
-def test_another_tasks_log_is_not_scored_as_the_games(
-    tmp_path: Path, task: Callable[[], Task], model: str
+def test_another_tasks_log_is_refused_by_a_scorer_in_one_line(
+    one_sample_logs: dict[str, EvalLog], kind: str, scorer: Callable[[], Scorer], said: str
 ) -> None:
-    (log,) = inspect_eval(task(), model=model, log_dir=str(tmp_path), display="none", limit=1)
+    """`inspect score` of a log with another task's scorer says so in one line, naming the
+    scorer that scores it where the log is the game's, instead of a KeyError in the scorer."""
     with pytest.raises(PrerequisiteError) as raised:
-        inspect_score(log, tom_scorer(), action="append", display="none")
-    assert str(raised.value.message).endswith(
-        ": not a sample of tasks/tom.py (no story, lose and neutral in its metadata): "
-        "tom_scorer scores the game's logs"
-    )
+        inspect_score(one_sample_logs[kind], scorer(), action="append", display="none")
+    assert said in str(raised.value.message)
+    assert "\n" not in str(raised.value.message)
 
 
 def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ raises a SilentException instead, which the wrapper leaves alone, so nothing is 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 
 import rich
@@ -25,6 +25,24 @@ def refused(message: str) -> PrerequisiteError:
     if not isinstance(sys.excepthook, _SaidWhenQuiet):
         sys.excepthook = _SaidWhenQuiet(sys.excepthook)
     return PrerequisiteError(message)
+
+
+def refuse_other_tasks(
+    metadata: Mapping[str, object],
+    sample_id: object,
+    needed: Sequence[str],
+    task: str,
+    scorer: str,
+) -> None:
+    """Refuse, in one line, a sample of another task: `inspect score` of another task's log
+    with `scorer` would otherwise end in a KeyError deep in it. `needed`: the metadata the
+    scorer reads, which samples of `task` (a task file) carry."""
+    if not set(needed).issubset(metadata):
+        listed = ", ".join(needed[:-1]) + " and " + needed[-1] if len(needed) > 1 else needed[0]
+        raise refused(
+            f"sample {sample_id}: not a sample of {task} (no {listed} in its metadata): "
+            f"{scorer} scores the logs of {task}"
+        )
 
 
 class _SaidWhenQuiet:

@@ -17,14 +17,17 @@ saw, what happened and the score; the turns land in the sample's store (`GameLog
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
+    ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
+    ContentText,
     GenerateConfigArgs,
     ResponseSchema,
 )
@@ -107,7 +110,9 @@ def play_turn(
             ChatMessageSystem(content=SYSTEM_PROMPT),
             ChatMessageUser(content=trial.action_prompt),
         ]
-        state = await generate(state, **_schema(structured, "action", trial.action_schema))
+        state = _encodable(
+            await generate(state, **_schema(structured, "action", trial.action_schema))
+        )
         raw_action = state.output.completion
         trial = trial.act(raw_action)
         parsed = trial.parsed_action
@@ -117,7 +122,9 @@ def play_turn(
         raw_answer = answer_problem = None
         if trial.needs_answer:
             state.messages.append(ChatMessageUser(content=trial.answer_prompt))
-            state = await generate(state, **_schema(structured, "answer", trial.answer_schema))
+            state = _encodable(
+                await generate(state, **_schema(structured, "answer", trial.answer_schema))
+            )
             raw_answer = state.output.completion
             trial = trial.answer(raw_answer)
             assert trial.parsed_answer is not None
@@ -209,7 +216,7 @@ def play_game(
                         state.messages = [ChatMessageSystem(content=SYSTEM_PROMPT), message]
                     else:
                         state.messages.append(message)
-                    state = await generate(state)
+                    state = _encodable(await generate(state))
                     session.receive(state.output.completion)
                 record = session.end_turn()
                 transcript().info(_summary(record))
@@ -219,6 +226,26 @@ def play_game(
         return state
 
     return solve_game
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Half of a UTF-16 pair: in a Python string, always one without its other half."""
+
+
+def _encodable(state: TaskState) -> TaskState:
+    """The state with the model's last reply in the conversation made writable as UTF-8: a
+    reply holding half of a UTF-16 pair (a lone surrogate) would otherwise fail the whole run
+    when Inspect logs the next call, whose input holds the reply. Each such character
+    becomes U+FFFD there; `state.output`, which is read and scored, keeps the reply as given."""
+    last = state.messages[-1] if state.messages else None
+    if isinstance(last, ChatMessageAssistant):
+        if isinstance(last.content, str):
+            last.content = _SURROGATE.sub("\ufffd", last.content)
+        else:
+            for part in last.content:
+                if isinstance(part, ContentText):
+                    part.text = _SURROGATE.sub("\ufffd", part.text)
+    return state
 
 
 def _summary(record: TurnRecord) -> str:
