@@ -85,9 +85,7 @@ def false_belief(
         chosen = one_of("estimator", estimator, ESTIMATORS)
         contents = whole_number("contents", contents, minimum=0)
         transfer = whole_number("transfer", transfer, minimum=0)
-        samples = whole_number("samples", samples, minimum=0, maximum=MAX_DRAWS)
-        if chosen != "first_word" and samples < 1:
-            raise InputError(f"estimator {chosen} needs samples of 1 or more")
+        samples = whole_number("samples", samples, minimum=1, maximum=MAX_DRAWS)
         if chosen == "first_word" and samples != SAMPLES:
             # It would change nothing but the run's label, which it would split.
             raise InputError(

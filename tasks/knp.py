@@ -80,9 +80,14 @@ def knp(
         focus = flag("focus_on_knowledge", focus_on_knowledge)
         if open_question and chosen_order != "seeded":
             raise InputError("order places the options: open-ended items have none (drop order)")
-        if number != 0 and (open_question or chosen_order != "seeded"):
+        if number != 0 and open_question:
             # It would be ignored: only the seeded order draws anything.
-            raise InputError("seed draws the seeded order of the options: drop it, or order")
+            raise InputError("seed draws the order of the options: open-ended items have none")
+        if number != 0 and chosen_order != "seeded":
+            raise InputError(
+                f"seed draws the seeded order of the options, not order={chosen_order}: "
+                "drop seed, or drop order"
+            )
         size, subset_seed = subset_arguments(sample, sample_seed)
         if open_question:  # the judge plays it too (by default the model itself)
             refuse_unplayable(OPEN_KNP, roles=("grader",))

@@ -100,6 +100,13 @@ def copied_spec(folder: Path) -> Path:
     return copy
 
 
+def first_row_only(folder: Path) -> Path:
+    """The shipped spec table's header and first row (Id 1, Extra 0A)."""
+    path = folder / "one_row.csv"
+    path.write_text("".join(default_spec_file().read_text().splitlines(keepends=True)[:2]))
+    return path
+
+
 def notes(folder: Path) -> Path:
     """A file of the user's own, which no command may replace."""
     path = folder / "notes.txt"
@@ -221,6 +228,12 @@ CASES = [
         "generate, --out the spec table it reads",
         lambda d: ["generate", "--spec", str(copied_spec(d)), "--out", "spec.csv"],
         "--out spec.csv: is the input file",
+    ),
+    Case(
+        "generate, a spec without a row asked for",
+        lambda d: ["generate", "--spec", str(first_row_only(d)), "--reps", "1", "--out", "x.jsonl"],
+        "one_row.csv: the spec table has no row for Id 1 Extra 0B",
+        ("x.jsonl",),
     ),
     Case(
         "generate, a spec that is a device",

@@ -178,7 +178,10 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"contents": -1}, "contents must be a whole number"),
         ({"contents": 0, "transfer": 0}, "no tasks"),
         ({"contents": True}, "contents must be a whole number"),
-        ({"estimator": "sampling", "samples": 0}, "needs samples of 1 or more"),
+        (
+            {"estimator": "sampling", "samples": 0},
+            "samples must be a whole number from 1 to 10,000",
+        ),
         ({"samples": 5}, "samples is for the sampling and logprobs estimators"),
         ({"item_file": "no/such/file.jsonl"}, "no/such/file.jsonl"),
         ({"item_file": 1}, "item_file: YAML reads the value as the number '1', not a file name"),
@@ -190,7 +193,7 @@ def test_sentence_by_sentence_records_both_prompts_after_each_sentence(tmp_path:
         ({"prefix": None}, r"prefix must be true or false, not nothing \(an empty -T value\)"),
         ({"contents": 10_000_000}, "more than the 100,000 generated at once"),
         ({"contents": 10**20}, r"contents must be a whole number of 0 or more, below 2\*\*63"),
-        ({"samples": 10**11}, "samples must be a whole number from 0 to 10,000, not '1000"),
+        ({"samples": 10**11}, "samples must be a whole number from 1 to 10,000, not '1000"),
     ],
 )
 def test_bad_parameters_are_one_line_errors(args: dict[str, Any], message: str) -> None:

@@ -263,10 +263,10 @@ GENRES = "the genres of this data (fantasy, kids, mystery, romance)"
          "'science-fiction'"),
         ({"open_ended": True, "order": "both"}, "knp: order places the options: open-ended "
          "items have none (drop order)"),
-        ({"order": "correct_a", "seed": 5}, "knp: seed draws the seeded order of the options: "
-         "drop it, or order"),
-        ({"open_ended": True, "seed": 5}, "knp: seed draws the seeded order of the options: "
-         "drop it, or order"),
+        ({"order": "correct_a", "seed": 5}, "knp: seed draws the seeded order of the options, "
+         "not order=correct_a: drop seed, or drop order"),
+        ({"open_ended": True, "seed": 5}, "knp: seed draws the order of the options: "
+         "open-ended items have none"),
     ],
 )  # fmt: skip
 def test_bad_parameters_are_one_line(arguments: dict[str, Any], message: str) -> None:

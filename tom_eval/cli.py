@@ -84,7 +84,7 @@ def _generate(args: argparse.Namespace) -> int:
     if args.mastery is not None or selects_mastery(args.ids):
         check_mastery_ids(mastery, spec, args.mastery)
     ids = parse_ids(args.ids, [row.id for row in spec], mastery.mastery_ids)
-    rows = select_rows(spec, ids, parse_extras(args.extras))
+    rows = select_rows(spec, ids, parse_extras(args.extras), args.spec or default_spec_file())
     generated = generate(rows, args.reps, args.seed)
     write_scenarios(args.out, generated)
     seconds = time.perf_counter() - started

@@ -133,8 +133,11 @@ def _check_unique(path: Path, rows: list[SpecRow]) -> None:
             )
 
 
-def select_rows(rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str]) -> list[SpecRow]:
-    """The rows for the chosen Ids and Extras, in Id then Extra order."""
+def select_rows(
+    rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str], path: Path | None = None
+) -> list[SpecRow]:
+    """The rows for the chosen Ids and Extras, in Id then Extra order (`path`: the table's
+    file, named when a row is missing)."""
     ids, extras = list(ids), list(extras)
     known_ids = {row.id for row in rows}
     for spec_id in ids:
@@ -147,7 +150,8 @@ def select_rows(rows: list[SpecRow], ids: Iterable[int], extras: Iterable[str]) 
     for spec_id in ids:
         for extra in extras:
             if not any(row.id == spec_id and row.extra == extra for row in chosen):
-                raise InputError(f"the spec table has no row for Id {spec_id} Extra {extra}")
+                where = f"{path}: " if path is not None else ""
+                raise InputError(f"{where}the spec table has no row for Id {spec_id} Extra {extra}")
     return sorted(chosen, key=lambda row: (row.id, EXTRAS.index(row.extra)))
 
 
