@@ -5,6 +5,7 @@ local model."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +247,18 @@ def test_orders_and_genres_choose_the_samples() -> None:
 
 GENRES = "the genres of this data (fantasy, kids, mystery, romance)"
 """The test data's genres (the seed's data has science-fiction too)."""
+
+
+def test_a_data_file_numbered_past_any_item_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Its number goes into the sample's id and metadata, which a report's tables hold as
+    64-bit integers: the run was logged, and the report ended in pyarrow's traceback."""
+    copy = tmp_path / "data"
+    shutil.copytree(FIXTURES / "Data", copy / "Data")
+    huge = copy / "Data" / "KNP" / "qa_99999999999999999999999.json"
+    (copy / "Data" / "KNP" / "qa_1.json").rename(huge)
+    with pytest.raises(PrerequisiteError) as raised:
+        knp(data_dir=str(copy))
+    assert raised.value.message.startswith(f"knp: {huge}: numbered beyond any data file")
 
 
 @pytest.mark.parametrize(

@@ -491,6 +491,53 @@ def pass_always(folder: Path, ids: str, **eval_args: Any) -> None:
     inspect_eval(run, model="tom/always-pass", log_dir=str(folder), display="none", **eval_args)
 
 
+def edited_first_sample(folder: Path, edit: Any) -> None:
+    """The folder's one log with `edit` applied to its first sample, as a hand edit would."""
+    (path,) = folder.glob("*.eval")
+    log = read_eval_log(str(path))
+    edit((log.samples or [])[0])
+    write_eval_log(log, str(path))
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        # Failed examples read the story: Id 12 asks for Ask, always-pass fails it.
+        (
+            lambda sample: sample.metadata.update(story={"a": 1}),
+            ".eval: sample 12-0A-r1: missing 'containers'; was the log edited?",
+        ),
+        # Over 64 bits: no column of a table holds it (pyarrow's OverflowError).
+        (
+            lambda sample: sample.metadata.update(rep=10**20),
+            ".eval: holds an integer over 64 bits, which no table holds; was the log edited?",
+        ),
+    ],
+)
+def test_an_edited_log_that_no_table_can_read_is_named_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: Any, said: str
+) -> None:
+    folder = tmp_path / "logs"
+    pass_always(folder, "12")
+    edited_first_sample(folder, edit)
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_edited_score_of_text_is_left_out_as_unscored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As a list there was: "C" was read as JSON, a traceback."""
+    folder = tmp_path / "logs"
+    pass_always(folder, "12,17")
+    edited_first_sample(
+        folder, lambda sample: sample.scores["tom_scorer"].__setattr__("value", "C")
+    )
+    assert main(["report", str(folder), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert "1 sample(s) errored or unscored; left out" in capsys.readouterr().err
+
+
 def test_runs_at_two_temperatures_are_two_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

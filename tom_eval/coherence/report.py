@@ -13,7 +13,6 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 from inspect_ai.log import read_eval_log
 
 from tom_eval.coherence.metrics import (
@@ -45,6 +44,7 @@ from tom_eval.report.logs import (
     names_by_digest,
     once_per_sample,
     refuse_missing,
+    samples_frame,
     task_argument,
 )
 from tom_eval.report.section import Context
@@ -187,9 +187,7 @@ def runs(evals: pd.DataFrame, context: Context) -> pd.DataFrame:
     once (`once_per_sample`), with the metric functions and settings its scorer used
     (read from the preferred log). A run's metrics are correlations over its items, so the
     metrics Inspect wrote into each log cannot be pooled."""
-    frame = samples_df(
-        list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
-    )
+    frame = samples_frame(list(evals["log"]), context.quiet)
     # A log whose summaries list samples it has no entry for is damaged: named, not skipped.
     refuse_missing(frame, evals)
     present = set(frame["eval_id"]) if "eval_id" in frame else set()

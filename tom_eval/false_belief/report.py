@@ -14,7 +14,6 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
 from tom_eval.errors import InputError
 from tom_eval.false_belief.item_file import ITEM_DIGEST
@@ -28,6 +27,7 @@ from tom_eval.report.logs import (
     named_column,
     names_by_digest,
     once_per_sample,
+    samples_frame,
 )
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
@@ -164,7 +164,7 @@ def outcomes(
     if evals.empty:
         return pd.DataFrame(), pd.DataFrame()
     logs = list(evals["log"])
-    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    frame = samples_frame(logs, quiet)
     # First: a log that lost its sample entries is named as damaged, not as another version.
     frame = once_per_sample(frame, evals, warnings)
     missing = [column for column in _REQUIRED if column not in frame.columns]

@@ -22,10 +22,7 @@ from typing import Any
 import pandas as pd
 from inspect_ai.analysis import (
     MessageColumn,
-    SampleScores,
-    SampleSummary,
     messages_df,
-    samples_df,
 )
 from inspect_ai.model import ChatMessage, ContentReasoning
 
@@ -60,6 +57,7 @@ from tom_eval.report.logs import (
     number,
     once_per_sample,
     read_evals,
+    samples_frame,
     task_argument,
 )
 from tom_eval.report.stats import (
@@ -317,7 +315,7 @@ def _games(
     )
     logs = list(evals["log"])
     # full=True: the score metadata lists every A turn, often over 1 kB.
-    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    frame = samples_frame(logs, quiet)
     missing = [column for column in _GAME_REQUIRED if column not in frame.columns]
     if missing:
         raise InputError(
@@ -447,7 +445,7 @@ def _samples(
     logs: list[str], evals: pd.DataFrame, warnings: list[str], quiet: bool
 ) -> pd.DataFrame:
     # full=True: sample summaries drop metadata values over 1 kB, and stories can be longer.
-    frame = samples_df(logs, columns=SampleSummary + SampleScores, full=True, quiet=quiet)
+    frame = samples_frame(logs, quiet)
     frame = once_per_sample(frame, evals, warnings)
     messages = messages_df(
         logs,
@@ -474,6 +472,7 @@ def _samples(
     tidy = pd.DataFrame(
         {
             "run": frame["eval_id"].map(runs["run"]),
+            "log": frame["eval_id"].map(runs["log"]),
             "model": frame["eval_id"].map(runs["model"]),
             "format": frame["eval_id"].map(runs["format"]),
             "baseline": frame["eval_id"].map(runs["baseline"]).astype(bool),

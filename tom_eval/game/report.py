@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tom_eval.errors import InputError
 from tom_eval.files import write_atomically
 from tom_eval.game import analysis, charts
 from tom_eval.game.epistemics import observe
@@ -531,7 +532,10 @@ def _examples(trials: pd.DataFrame, count: int) -> list[str]:
     failed = failures.assign(order=order).sort_values(["order"], kind="stable").head(count)
     lines: list[str] = []
     for row in failed.to_dict("records"):
-        scenario = read_story_fields(row["story"], row["sample"])
+        try:
+            scenario = read_story_fields(row["story"], row["sample"])
+        except InputError as error:  # only an edited log holds such a story
+            raise InputError(f"{row['log']}: sample {error}; was the log edited?") from None
         observation = observe(scenario)
         lines += [
             f"**{row['sample']}** ({row['run']}, epoch {row['epoch']}): "

@@ -11,7 +11,6 @@ import math
 from typing import Any
 
 import pandas as pd
-from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
 
 from tom_eval.knowledge.dataset import DATA_DIGEST
 from tom_eval.report.logs import (
@@ -23,6 +22,7 @@ from tom_eval.report.logs import (
     names_by_digest,
     number,
     once_per_sample,
+    samples_frame,
 )
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
@@ -122,9 +122,7 @@ class KnowledgeReport:
 
 def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
     """One row per run: N, and each rate with its interval and the samples it counts."""
-    frame = samples_df(
-        list(evals["log"]), columns=SampleSummary + SampleScores, full=True, quiet=context.quiet
-    )
+    frame = samples_frame(list(evals["log"]), context.quiet)
     frame = once_per_sample(frame, evals, context.warnings)
     runs = evals.set_index("eval_id")["run"]
     scores = json_objects(_scores(frame))

@@ -55,6 +55,8 @@ PUBLISHED = "act-on-known.sha256"
 TIMEOUT = 60.0
 CONNECTIONS = 8
 LOCAL_HINT = "-T data_dir=DIR reads a local copy"
+LARGEST_NUMBER = 1_000_000
+"""The largest number a data file may have (the authors' go to 500)."""
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +84,13 @@ class Folder:
             for path in (folder.iterdir() if folder.is_dir() else ())
             if (match := pattern.fullmatch(path.name))
         ]
+        for number, path in found:
+            if number > LARGEST_NUMBER:
+                # An item's number goes into its sample id and metadata, where a log's
+                # tables hold 64-bit integers at most.
+                raise InputError(
+                    f"{path}: numbered beyond any data file ({number:,} > {LARGEST_NUMBER:,})"
+                )
         return sorted(found)
 
 

@@ -18,7 +18,14 @@ from urllib.parse import urlparse
 from urllib.request import url2pathname
 
 import pandas as pd
-from inspect_ai.analysis import EvalColumn, EvalColumns, evals_df
+from inspect_ai.analysis import (
+    EvalColumn,
+    EvalColumns,
+    SampleScores,
+    SampleSummary,
+    evals_df,
+    samples_df,
+)
 from inspect_ai.log import (
     list_eval_logs,
     read_eval_log,
@@ -565,13 +572,37 @@ def names_by_digest(
     ]
 
 
+def samples_frame(logs: Sequence[str], quiet: bool) -> pd.DataFrame:
+    """`samples_df` of `logs` with the columns every report reads (summaries, scores, and
+    metadata over 1 kB, which summaries drop). A log holding an integer over 64 bits, which
+    no table column holds and only an edit leaves, is named in one line instead of
+    pyarrow's traceback; the logs are read one by one only then."""
+    columns = SampleSummary + SampleScores
+    try:
+        return samples_df(list(logs), columns=columns, full=True, quiet=quiet)
+    except OverflowError:
+        for log in logs:
+            try:
+                samples_df([log], columns=columns, full=True, quiet=True)
+            except OverflowError:
+                raise InputError(
+                    f"{log}: holds an integer over 64 bits, which no table holds; was the log "
+                    "edited?"
+                ) from None
+        raise
+
+
 def json_object(text: Any) -> dict[str, Any]:
-    """A JSON object column value (dataframes hold dicts as JSON text); {} for none."""
+    """A JSON object column value (dataframes hold dicts as JSON text); {} for none, and for
+    a value that is no JSON object (an edited score's "C", like its list, is unscored)."""
     if isinstance(text, dict):
         return text
     if not isinstance(text, str) or not text:
         return {}
-    value = json.loads(text)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {}
     return value if isinstance(value, dict) else {}
 
 
