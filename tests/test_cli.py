@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -212,9 +213,19 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="generation pools only on 2 or more cores")
-def test_ctrl_c_during_a_pooled_generation_exits_cleanly(tmp_path: Path) -> None:
-    """Ctrl-C reaches the whole foreground process group (the command and its generator
-    workers): one line, exit 130, no file, no worker left behind."""
+@pytest.mark.parametrize(
+    ("stop", "code", "line"),
+    [
+        # Ctrl-C reaches the whole foreground process group (the command and its workers).
+        (lambda pid: os.killpg(pid, signal.SIGINT), 130, "tom-eval: interrupted\n"),
+        # `kill` reaches the command alone: its workers used to outlive it, waiting forever.
+        (lambda pid: os.kill(pid, signal.SIGTERM), 143, "tom-eval: terminated\n"),
+    ],
+)
+def test_a_pooled_generation_stopped_exits_cleanly(
+    tmp_path: Path, stop: Callable[[int], None], code: int, line: str
+) -> None:
+    """Stopped by Ctrl-C or `kill`: one line, its exit code, no file, no worker left."""
     out = tmp_path / "s.jsonl"
     command = [sys.executable, "-m", "tom_eval.cli", "generate", "--reps", "40", "--out", str(out)]
     process = subprocess.Popen(
@@ -224,9 +235,9 @@ def test_ctrl_c_during_a_pooled_generation_exits_cleanly(tmp_path: Path) -> None
     while not (workers := _children(process.pid)) and process.poll() is None:
         assert time.monotonic() < deadline, "the generator's workers never started"
         time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGINT)
+    stop(process.pid)
     stdout, stderr = process.communicate(timeout=120)
-    assert (process.returncode, stdout, stderr) == (130, "", "tom-eval: interrupted\n")
+    assert (process.returncode, stdout, stderr) == (code, "", line)
     assert not out.exists() and not list(tmp_path.iterdir())
     deadline = time.monotonic() + 10
     while any(Path(f"/proc/{worker}").exists() for worker in workers):

@@ -258,7 +258,7 @@ def test_a_data_file_numbered_past_any_item_is_refused_in_one_line(tmp_path: Pat
     (copy / "Data" / "KNP" / "qa_1.json").rename(huge)
     with pytest.raises(PrerequisiteError) as raised:
         knp(data_dir=str(copy))
-    assert raised.value.message.startswith(f"knp: {huge}: numbered beyond any data file")
+    assert str(raised.value.message).startswith(f"knp: {huge}: numbered beyond any data file")
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from types import FrameType
 from typing import Any, NoReturn
 
 from tom_eval.errors import InputError, refuse_unless_regular
@@ -535,9 +537,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments:  # the commands, rather than "the following arguments are required"
         parser.print_help(sys.stderr)
         return 2
+    # `kill` (SIGTERM) ends a command as Ctrl-C does, so that a pooled generation stops its
+    # workers rather than leaving them waiting for work forever.
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         args = parser.parse_args(arguments)
         return int(args.run(args))
+    except Terminated:
+        print("tom-eval: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except InputError as error:
         print(f"tom-eval: error: {error}", file=sys.stderr)
         return 2
@@ -550,6 +558,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # some files of the old report and some of the new).
         print("tom-eval: interrupted", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is (a BaseException, as KeyboardInterrupt is: no
+    `except Exception` on the way takes it for an error of its own)."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
+    raise Terminated
 
 
 if __name__ == "__main__":

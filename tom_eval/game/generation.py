@@ -179,8 +179,10 @@ def in_processes(
 
 
 def _ignore_interrupts() -> None:
-    """A worker ignores Ctrl-C, then takes signals again (it started with them held back)."""
+    """A worker ignores Ctrl-C and `kill`'s SIGTERM (the command stops the pool), then takes
+    signals again (it started with them held back)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
