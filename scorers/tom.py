@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, fields
 from typing import Protocol
 
@@ -37,6 +37,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from tom_eval.errors import InputError
 from tom_eval.game.decisions import PASS, Action, guaranteed_value
 from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
@@ -195,11 +196,27 @@ def tom_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         record = played_turn(state)
-        story = read_story_fields(state.metadata["story"], str(state.sample_id))
+        # Only a log edited by hand, scored again, holds a story, a rule or an action the
+        # task does not write.
+        try:
+            story = read_story_fields(state.metadata["story"], str(state.sample_id))
+        except InputError as error:  # it names the sample
+            raise refused(f"sample {error}; was the log edited?") from None
+        try:
+            chosen = Action.from_text(record.action) if record.action else None
+        except ValueError as error:
+            raise refused(
+                f"sample {state.sample_id}: the logged turn's action: {error}; was the log edited?"
+            ) from None
+        for name in ("lose", "neutral"):
+            if not isinstance(state.metadata[name], bool):
+                raise refused(
+                    f"sample {state.sample_id}: '{name}' is {state.metadata[name]!r}, not true "
+                    "or false; was the log edited?"
+                )
         # The rules the turn was played under: they set what each action is worth.
-        rules = Rules(lose=bool(state.metadata["lose"]))
-        solution = shared_solution(story, rules, bool(state.metadata["neutral"]))
-        chosen = Action.from_text(record.action) if record.action else None
+        rules = Rules(lose=state.metadata["lose"])
+        solution = shared_solution(story, rules, state.metadata["neutral"])
         value = score_value(solution, chosen, record, record.response_format)
         return Score(
             value=value,
@@ -251,7 +268,27 @@ def played_turn(state: TaskState) -> GameRecord:
             "`inspect score --action append` (the turn is read from its earlier score, "
             "which tasks/tom.py logs from version 2-C)"
         )
+    for field in fields(GameRecord):
+        if not _fits(metadata[field.name], str(field.type)):
+            raise refused(
+                f"sample {state.sample_id}: the logged turn's '{field.name}' is "
+                f"{metadata[field.name]!r:.60}, not {field.type}; was the log edited?"
+            )
     return GameRecord(**metadata)
+
+
+def _fits(value: object, annotation: str) -> bool:
+    """Whether a logged turn's value is of its field's type ("str | None", "list[str]")."""
+    tests: dict[str, Callable[[object], bool]] = {
+        "str": lambda value: isinstance(value, str),
+        "None": lambda value: value is None,
+        "bool": lambda value: isinstance(value, bool),
+        "float": lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+        "list[str]": lambda value: (
+            isinstance(value, list) and all(isinstance(item, str) for item in value)
+        ),
+    }
+    return any(tests[kind](value) for kind in annotation.split(" | "))
 
 
 @score_reducer(name="key_mean")

@@ -252,6 +252,34 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            lambda sample: sample.scores["tom_scorer"].metadata.update(action="Fly(me, moon)"),
+            "the logged turn's action: not a canonical action: 'Fly(me, moon)'",
+        ),
+        (
+            lambda sample: sample.scores["tom_scorer"].metadata.update(blue=[1]),
+            "the logged turn's 'blue' is [1], not float",
+        ),
+        (lambda sample: sample.metadata.update(story={"a": 1}), "missing 'containers'"),
+        # Read as true before: the turn was scored again under the other rules.
+        (lambda sample: sample.metadata.update(lose="false"), "'lose' is 'false', not true"),
+    ],
+)
+def test_a_log_edited_by_hand_is_refused_when_scored_again(
+    tmp_path: Path, edit: Callable[[Any], None], said: str
+) -> None:
+    log = run(tmp_path, "tom/no-tom", ids="12", extras="0A", reps=1)
+    edit((log.samples or [])[0])
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_score(log, tom_scorer(), action="append", display="none")
+    message = str(raised.value.message)
+    assert message.startswith("sample 12-0A-r1: ") and message.endswith("; was the log edited?")
+    assert said in message
+
+
 def test_a_reply_with_half_a_surrogate_pair_is_read_and_the_run_logged(tmp_path: Path) -> None:
     """A reply holding a lone surrogate (half of an emoji's UTF-16 pair) goes back to the
     model as input for A's answer; Inspect could not write that input as UTF-8 and failed
