@@ -33,7 +33,7 @@ from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline, order_consistency
 from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
-from tom_eval.refusal import refuse_other_tasks
+from tom_eval.refusal import refuse_other_tasks, refused
 
 
 def knp_metrics(both_orders: bool) -> dict[str, list[Metric]]:
@@ -63,8 +63,13 @@ def knp_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         needed = ("correct_letter", "options")
         refuse_other_tasks(state.metadata, state.sample_id, needed, "tasks/knp.py", "knp_scorer")
-        right = str(state.metadata["correct_letter"])
-        letter, method = choice_letter(state.output.completion, state.metadata["options"])
+        right, options = str(state.metadata["correct_letter"]), state.metadata["options"]
+        if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+            raise refused(  # only a log edited by hand, scored again
+                f"sample {state.sample_id}: 'options' is {options!r:.60}, not the options' "
+                "texts by letter; was the log edited?"
+            )
+        letter, method = choice_letter(state.output.completion, options)
         if letter is None:
             explanation = "no answer letter could be read: invalid"
         else:

@@ -13,12 +13,14 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from inspect_ai import score as inspect_score
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 from knowledge_support import FIXTURES, metrics, run_smollm2, scripted
 
 from conftest import LOCAL_MODEL, NEEDS_LOCAL_MODEL, ROOT, inspect_eval, printed_under_hash_seeds
+from scorers.knp import knp_scorer
 from tasks.knp import knp
 from tom_eval.knowledge.dataset import correct_letters
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer
@@ -247,6 +249,18 @@ def test_orders_and_genres_choose_the_samples() -> None:
 
 GENRES = "the genres of this data (fantasy, kids, mystery, romance)"
 """The test data's genres (the seed's data has science-fiction too)."""
+
+
+def test_a_log_with_edited_options_is_refused_when_scored_again(tmp_path: Path) -> None:
+    """`inspect score` read None's items: an AttributeError's traceback."""
+    task = knp(data_dir=str(FIXTURES))
+    (log,) = inspect_eval(task, model="tom/gold", log_dir=str(tmp_path), display="none", limit=1)
+    (log.samples or [])[0].metadata["options"] = None
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_score(log, knp_scorer(), action="append", display="none")
+    assert str(raised.value.message).endswith(
+        ": 'options' is None, not the options' texts by letter; was the log edited?"
+    )
 
 
 def test_a_data_file_numbered_past_any_item_is_refused_in_one_line(tmp_path: Path) -> None:
