@@ -206,6 +206,15 @@ def test_id_selections() -> None:
     assert parse_ids("all", [2, 1, 2], ()) == [1, 2]
 
 
+def _signal_masks(pid: int) -> list[str]:
+    """The signals a process blocks, ignores and catches (hex masks, from /proc)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return ["gone"]
+    return [line for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt"))]
+
+
 def _children(pid: int) -> list[int]:
     text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
     return [int(child) for child in text.split()]
@@ -235,9 +244,10 @@ def test_a_pooled_generation_stopped_exits_cleanly(
     while not (workers := _children(process.pid)) and process.poll() is None:
         assert time.monotonic() < deadline, "the generator's workers never started"
         time.sleep(0.05)
+    signals = _signal_masks(process.pid)  # for the failure's message: it was flaky
     stop(process.pid)
     stdout, stderr = process.communicate(timeout=120)
-    assert (process.returncode, stdout, stderr) == (code, "", line)
+    assert (process.returncode, stdout, stderr) == (code, "", line), (workers, signals)
     assert not out.exists() and not list(tmp_path.iterdir())
     deadline = time.monotonic() + 10
     while any(Path(f"/proc/{worker}").exists() for worker in workers):
