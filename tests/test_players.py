@@ -217,7 +217,7 @@ def test_from_python_the_first_call_stops_the_eval_in_one_line(tmp_path: Path) -
     )
     assert "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()
-    assert lines.count("tom/oracle cannot play knp: it plays tom") == 2
+    assert lines.count("tom/oracle cannot play knp: it plays tom") == 2, (run.returncode, lines)
     for folder in ("first", "second"):
         [log] = (tmp_path / folder).iterdir()
         assert read_eval_log(str(log), header_only=True).status == "cancelled"
