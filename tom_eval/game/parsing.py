@@ -446,11 +446,9 @@ _MOVES = (
 )
 """Verbs of the story's moves."""
 _MOVED_BEFORE = re.compile(rf"\b(?:{_MOVES})\s+(?:(?:the|an?)\s+)?$", _FLAGS)
-_MOVED_AFTER = re.compile(
-    r"\s+(?:was|had\s+been|has\s+been|got)\s+(?:moved|put|placed|taken|removed|carried"
-    r"|transferred|swapped)\b",
-    _FLAGS,
-)
+_MOVED = r"(?:moved|put|placed|taken|removed|carried|transferred|swapped)"
+"""The story's moves as participles ("was moved")."""
+_MOVED_AFTER = re.compile(rf"\s+(?:was|had\s+been|has\s+been|got)\s+{_MOVED}\b", _FLAGS)
 """An item moved in the story ("Anne moved the apple", "the apple was taken"), not said to
 be in or out of a container."""
 _AND = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:(?:the|an?)\s+)?", _FLAGS)
@@ -572,11 +570,7 @@ _BACK_ALONE = re.compile(rf"\s*(?:{_THEN}\s+)?back(?:\s+again)?\s*", _FLAGS)
 """A move back without a verb ("moved to the bag and back")."""
 _BY_ME = re.compile(r"\bI\s+(?:\w+\s+)?$", _FLAGS)
 """A's own "I" right before a belief word ("I think", "I still believe")."""
-_MOVED_FIRST = re.compile(
-    rf"\s+(?:was|had\s+been|got)\s+{_THEN}\s+(?:moved|put|placed|taken|removed|carried"
-    r"|transferred)\b",
-    _FLAGS,
-)
+_MOVED_FIRST = re.compile(rf"\s+(?:was|had\s+been|got)\s+{_THEN}\s+{_MOVED}\b", _FLAGS)
 """An item moved in the story, with a word of time ("the brick was first put")."""
 _NOW_IN = re.compile(
     r"\s+(?:is|remained|remains|stayed|stays|sits|sat|lies|ended\s+up|was\s+left)\s+"
