@@ -507,6 +507,11 @@ def edited_first_sample(folder: Path, edit: Any) -> None:
             lambda sample: sample.metadata.update(story={"a": 1}),
             ".eval: sample 12-0A-r1: missing 'containers'; was the log edited?",
         ),
+        # Read as unscored: the sample left the key's figures without a word.
+        (
+            lambda sample: sample.scores["tom_scorer"].value.pop("optimal"),
+            "score 'optimal' is \"missing\", not written (null where unscored)",
+        ),
         # Over 64 bits: no column of a table holds it (pyarrow's OverflowError).
         (
             lambda sample: sample.metadata.update(rep=10**20),
@@ -514,7 +519,7 @@ def edited_first_sample(folder: Path, edit: Any) -> None:
         ),
     ],
 )
-def test_an_edited_log_that_no_table_can_read_is_named_in_one_line(
+def test_an_edited_value_the_report_cannot_take_is_named_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: Any, said: str
 ) -> None:
     folder = tmp_path / "logs"

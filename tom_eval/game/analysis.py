@@ -538,6 +538,8 @@ _SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
     "regret": NUMBER,
     "points": NUMBER,
 }
+_WRITTEN = Kind("written (null where unscored)", lambda value: value == "written")
+"""A score key the task writes in every scored sample."""
 _SCORE_METADATA: dict[str, Kind] = {
     "options": Kind("a list of texts or null", lambda value: value is None or _texts(value)),
     "raw_action": optional(TEXT),
@@ -578,6 +580,10 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Se
                 frame, evals, f"metadata '{column[len('metadata_') :]}'", frame[column], kind
             )
     for key, kind in _SCORE_VALUES.items():
+        # The task writes every key (null where unscored): one missing would be read as
+        # unscored, and the sample drop out of that key's figures without a word.
+        written = ["written" if key in score or not score else "missing" for score in scores]
+        refuse_wrong(frame, evals, f"score '{key}'", written, _WRITTEN)
         values = [score.get(key) for score in scores]
         refuse_wrong(frame, evals, f"score '{key}'", values, kind)
     metadata = json_objects(frame["score_tom_scorer_metadata"])
