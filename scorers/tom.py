@@ -277,18 +277,21 @@ def played_turn(state: TaskState) -> GameRecord:
     return GameRecord(**metadata)
 
 
+_TYPE_TESTS: dict[str, Callable[[object], bool]] = {
+    "str": lambda value: isinstance(value, str),
+    "None": lambda value: value is None,
+    "bool": lambda value: isinstance(value, bool),
+    "float": lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+    "list[str]": lambda value: (
+        isinstance(value, list) and all(isinstance(item, str) for item in value)
+    ),
+}
+"""A test for each type a GameRecord field has."""
+
+
 def _fits(value: object, annotation: str) -> bool:
     """Whether a logged turn's value is of its field's type ("str | None", "list[str]")."""
-    tests: dict[str, Callable[[object], bool]] = {
-        "str": lambda value: isinstance(value, str),
-        "None": lambda value: value is None,
-        "bool": lambda value: isinstance(value, bool),
-        "float": lambda value: isinstance(value, int | float) and not isinstance(value, bool),
-        "list[str]": lambda value: (
-            isinstance(value, list) and all(isinstance(item, str) for item in value)
-        ),
-    }
-    return any(tests[kind](value) for kind in annotation.split(" | "))
+    return any(_TYPE_TESTS[kind](value) for kind in annotation.split(" | "))
 
 
 @score_reducer(name="key_mean")

@@ -1779,10 +1779,19 @@ def _takes_on(clause: str, said: str, moved_in: _MoveIn) -> bool:
         return False
     if _items_in(said) or _REFERS.search(said):
         return _of_the_item(said, moved_in.items)
-    going_on = _SUBJECTLESS.match(clause) or _ONWARD.match(clause)
+    return _goes_on(clause, said, moved_in, _SUBJECTLESS) or _goes_on(
+        clause, said, moved_in, _ONWARD
+    )
+
+
+def _goes_on(clause: str, said: str, move: _MoveIn, going: re.Pattern[str]) -> bool:
+    """Whether `clause` (the end of `said`, the clauses since `move`) goes on with the
+    item as its subject, as `going` opens it, with nothing but words of time between."""
     between = said[: len(said) - len(clause)]
     return (
-        moved_in.by_itself and going_on is not None and _GOING_ON_GAP.fullmatch(between) is not None
+        move.by_itself
+        and going.match(clause) is not None
+        and _GOING_ON_GAP.fullmatch(between) is not None
     )
 
 
@@ -1799,14 +1808,9 @@ def _back(clause: str, said: str, left: _MoveIn, container: str) -> bool:
     named = {found.group().lower() for found in _CONTAINER.finditer(clause)}
     if named - {container} or not (_MOVE_VERB.search(clause) or named):
         return False
-    between = said[: len(said) - len(clause)]
-    subjectless = (
-        left.by_itself
-        and _SUBJECTLESS.match(clause) is not None
-        and _GOING_ON_GAP.fullmatch(between) is not None
-        and _BACK_WORD.search(clause) is not None  # "then brought back", not "then returned"
-    )
-    return subjectless or _of_the_item(said, left.items)
+    # "then brought back", not "then returned" (a player who came back)
+    subjectless = _goes_on(clause, said, left, _SUBJECTLESS) and _BACK_WORD.search(clause)
+    return bool(subjectless) or _of_the_item(said, left.items)
 
 
 def _moves_into(text: str, container: str | None) -> bool:
