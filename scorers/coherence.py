@@ -33,7 +33,6 @@ from inspect_ai.scorer import (
     scorer,
 )
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
 from tom_eval.coherence.metrics import (
     Answers,
@@ -45,7 +44,8 @@ from tom_eval.coherence.metrics import (
 )
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import CoherenceRecord
-from tom_eval.refusal import refuse_other_tasks
+from tom_eval.coherence.worlds import answers, find_item, is_item_id
+from tom_eval.refusal import logged_store, refuse_other_tasks, refused
 
 VALUES = ("reply_answers", "read", "by_logprobs")
 
@@ -101,6 +101,19 @@ def coherence_metrics(
     ]
 
 
+def _refuse_other_answers(record: CoherenceRecord, item_id: str, sample_id: object) -> None:
+    """Refuse, in one line, a logged distribution or reply answer that is not of the item's
+    answers: only a log edited by hand, scored again, holds one, and the run's metrics
+    would join it to the item's other answers."""
+    given = [*(record.distribution or {}), *filter(None, [record.reply_answer])]
+    foreign = [answer for answer in given if answer not in answers(find_item(item_id))]
+    if foreign:
+        raise refused(
+            f"sample {sample_id}: the logged answer {foreign[0]!r:.60} is not one of item "
+            f"{item_id}'s; was the log edited?"
+        )
+
+
 @scorer(metrics=coherence_metrics())
 def coherence_scorer() -> Scorer:
     """Carries each item's distribution to the run's metrics."""
@@ -109,7 +122,14 @@ def coherence_scorer() -> Scorer:
         refuse_other_tasks(
             state.metadata, state.sample_id, ("item_id",), "tasks/coherence.py", "coherence_scorer"
         )
-        record = store_as(CoherenceRecord)
+        item_id = state.metadata["item_id"]
+        if not is_item_id(item_id):  # only a log edited by hand, scored again
+            raise refused(
+                f"sample {state.sample_id}: 'item_id' is {item_id!r:.60}, the id of no item; "
+                "was the log edited?"
+            )
+        record = logged_store(CoherenceRecord, state.sample_id)
+        _refuse_other_answers(record, item_id, state.sample_id)
         distribution = record.distribution or {}
         ranked = sorted(distribution.items(), key=lambda pair: -pair[1])
         return Score(
@@ -121,7 +141,7 @@ def coherence_scorer() -> Scorer:
             answer=record.reply_answer or record.reply,
             explanation="; ".join(f"{answer}: {p:.3f}" for answer, p in ranked[:5])
             or "no distribution read",
-            metadata={"item_id": state.metadata["item_id"]} | record.model_dump(),
+            metadata={"item_id": item_id} | record.model_dump(),
         )
 
     return score

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
 from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS
 from tom_eval.false_belief.parsing import on_key
 from tom_eval.false_belief.solver import FalseBeliefRecord
-from tom_eval.refusal import refuse_other_tasks
+from tom_eval.refusal import logged_as, logged_store, refuse_other_tasks
 
 ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
 ALL_PERTURBATIONS = tuple(dict.fromkeys(PERTURBATIONS["contents"] + PERTURBATIONS["transfer"]))
@@ -70,26 +70,42 @@ def _share(
     return sum(1 for c in completions if counted(c)) / len(completions)
 
 
-_OUTCOME = (
-    "story",
-    "condition",
-    "reversed",
-    "perturbed",
-    "kind",
-    "expected",
-    "wrong",
-    "first_word",
-    "correct",
-    "estimator",
-    "p_right",
-    "p_wrong",
-    "key_mass",
-)
+@dataclass(frozen=True)
+class _Outcome:
+    """A prompt's outcome, as the scorer reads it from the solver's record
+    (`solver._answer`) and logs it, without the prompt's long text (the transcript has that)."""
+
+    story: int
+    condition: str
+    reversed: bool
+    perturbed: bool
+    kind: str
+    expected: str | None
+    wrong: str
+    first_word: str | None
+    correct: bool
+    estimator: str
+    p_right: float | None
+    p_wrong: float | None
+    key_mass: float | None
 
 
-def _outcome(completion: dict[str, Any]) -> dict[str, Any]:
-    """A prompt's outcome without its long text (the transcript has that)."""
-    return {key: completion[key] for key in _OUTCOME}
+@dataclass(frozen=True)
+class _StepOutcome(_Outcome):
+    """A prompt's outcome after one sentence of a story told sentence by sentence."""
+
+    step: int
+
+
+def _outcomes(
+    records: list[dict[str, Any]], kind: type[_Outcome], sample_id: object, what: str
+) -> list[_Outcome]:
+    """The outcomes of the logged prompts: the solver's, or, when a log edited by hand is
+    scored again, refused in one line for a key taken out or a value of another type."""
+    return [
+        logged_as(kind, record, sample_id, f"the logged {what} {number}", others=True)
+        for number, record in enumerate(records, start=1)
+    ]
 
 
 def _line(completion: dict[str, Any]) -> str:
@@ -114,20 +130,21 @@ def false_belief_scorer() -> Scorer:
         refuse_other_tasks(
             state.metadata, state.sample_id, needed, "tasks/false_belief.py", "false_belief_scorer"
         )
-        record = store_as(FalseBeliefRecord)
+        record = logged_store(FalseBeliefRecord, state.sample_id)
         completions = record.completions
+        outcomes = _outcomes(completions, _Outcome, state.sample_id, "prompt")
+        steps = _outcomes(record.steps, _StepOutcome, state.sample_id, "step's prompt")
         value = score_value(completions)
-        estimators = sorted({str(c["estimator"]) for c in completions + record.steps})
-        # Every prompt's outcome travels with the score, where `tom-eval report` reads it.
-        outcomes = [_outcome(c) for c in completions]
+        estimators = sorted({outcome.estimator for outcome in outcomes + steps})
         return Score(
             value=value,
             answer=" ".join(str(c["first_word"]) for c in completions),
             explanation="\n".join(_line(c) for c in completions),
+            # Every prompt's outcome travels with the score, where `tom-eval report` reads it.
             metadata={
                 "estimators": estimators,
-                "prompts": outcomes,
-                "steps": [_outcome(c) | {"step": c["step"]} for c in record.steps],
+                "prompts": [asdict(outcome) for outcome in outcomes],
+                "steps": [asdict(step) for step in steps],
             },
         )
 

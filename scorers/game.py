@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.scorer import (
@@ -38,10 +39,11 @@ from inspect_ai.scorer import (
     stderr,
 )
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
 from scorers.tom import balanced, key_mean_reducer, score_value
+from tom_eval.errors import InputError
 from tom_eval.game.decisions import Action
+from tom_eval.game.full_game import TurnPlan
 from tom_eval.game.mastery import mastery_scores
 from tom_eval.game.oracle import solve
 from tom_eval.game.rules import Rules, same_team
@@ -50,7 +52,7 @@ from tom_eval.game.solver import GameLog, game_plan
 from tom_eval.game.spec import read_mastery
 from tom_eval.game.world import SELF
 from tom_eval.intervals import wilson_interval
-from tom_eval.refusal import refuse_other_tasks, refused
+from tom_eval.refusal import logged_as, logged_store, refuse_other_tasks, refused
 
 
 def _per_key_metrics() -> dict[str, list[Metric]]:
@@ -120,18 +122,21 @@ def game_scorer() -> Scorer:
             "tasks/tom.py -T mode=game",
             "game_scorer",
         )
-        log = store_as(GameLog)
-        records = [TurnRecord(**turn) for turn in log.turns]
-        rules = Rules(lose=bool(state.metadata["lose"]))
-        plan = game_plan(state.metadata, str(state.sample_id))
-        entries = {entry["key"]: entry for entry in state.metadata["stories"]}
-        turn_values = []
+        log = logged_store(GameLog, state.sample_id)
+        game = logged_as(_Game, state.metadata, state.sample_id, "the metadata", others=True)
+        plan, entries = _plan(state.metadata, game, state.sample_id)
+        records = [
+            _turn(turn, number, plan, state.sample_id)
+            for number, turn in enumerate(log.turns, start=1)
+        ]
+        rules = Rules(lose=game.lose)
+        turn_values: list[dict[str, Any]] = []
         for record in records:
             if record.owner != SELF:
                 continue
             # A sits in the acting seat of the designed story on its own turns.
             story = plan[record.number - 1].designed
-            solution = solve(story, rules, with_neutral=bool(state.metadata["neutral"]))
+            solution = solve(story, rules, with_neutral=game.neutral)
             chosen = Action.from_text(record.action) if record.action else None
             entry = entries[record.key]
             turn_values.append(
@@ -139,9 +144,9 @@ def game_scorer() -> Scorer:
                     **score_value(solution, chosen, record, log.response_format),
                     "number": record.number,
                     "key": record.key,
-                    "id": entry["id"],
-                    "extra": entry["extra"],
-                    "expected_action": entry["expected_action"],
+                    "id": entry.id,
+                    "extra": entry.extra,
+                    "expected_action": entry.expected_action,
                 }
             )
         value = {
@@ -161,6 +166,69 @@ def game_scorer() -> Scorer:
         )
 
     return score
+
+
+@dataclass(frozen=True)
+class _Game:
+    """What the scorer reads of a game's metadata (`dataset.game_dataset`)."""
+
+    turns: int
+    stories: list[dict[str, Any]]
+    lose: bool
+    neutral: bool
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What the scorer reads of a designed story the game plays."""
+
+    key: str
+    id: int
+    extra: str
+    expected_action: str
+    story: dict[str, Any]
+    """Read by `solver.game_plan`."""
+
+
+def _plan(
+    metadata: dict[str, Any], game: _Game, sample_id: object
+) -> tuple[tuple[TurnPlan, ...], dict[str, _Entry]]:
+    """The game's turns and its designed stories by key, as its metadata gives them; a log
+    edited by hand, scored again, is refused in one line."""
+    entries = {}
+    for index, entry in enumerate(game.stories, start=1):
+        read = logged_as(_Entry, entry, sample_id, f"the metadata's story {index}", others=True)
+        entries[read.key] = read
+    try:
+        return game_plan(metadata, str(sample_id)), entries
+    except InputError as error:  # it names the sample
+        raise refused(f"sample {error}; was the log edited?") from None
+
+
+def _turn(values: object, number: int, plan: tuple[TurnPlan, ...], sample_id: object) -> TurnRecord:
+    """The logged turn `number` read back, refused in one line when a log edited by hand
+    gives it another place in the game (number, owner, story) or an action that is not
+    canonical."""
+    record = logged_as(TurnRecord, values, sample_id, f"the logged turn {number}")
+    what = f"sample {sample_id}: the logged turn {number}"
+    if number > len(plan) or record.number != number:
+        raise refused(
+            f"{what} is numbered {record.number} in a game of {len(plan)} turns; was the "
+            "log edited?"
+        )
+    planned = plan[number - 1]
+    if (record.owner, record.key) != (planned.owner, planned.key):
+        raise refused(
+            f"{what} is {record.owner}'s on {record.key}, not {planned.owner}'s on "
+            f"{planned.key}; was the log edited?"
+        )
+    for name, text in (("action", record.action), ("executed", record.executed)):
+        try:
+            if text is not None:
+                Action.from_text(text)
+        except ValueError as error:
+            raise refused(f"{what}'s {name}: {error}; was the log edited?") from None
+    return record
 
 
 @score_reducer(name="game_mean")

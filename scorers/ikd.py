@@ -19,6 +19,8 @@ applies to (NaN elsewhere, which the metrics skip):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Literal
 
 from inspect_ai.scorer import (
     Metric,
@@ -35,7 +37,7 @@ from inspect_ai.solver import TaskState
 from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline
 from tom_eval.knowledge.parsing import Verdict, read_verdict, word_iou
-from tom_eval.refusal import refuse_other_tasks
+from tom_eval.refusal import logged_as, refuse_other_tasks
 
 NAN = math.nan
 
@@ -84,15 +86,25 @@ def _explanation(verdict: Verdict, erroneous: bool, gold: str, iou: float) -> st
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class _Story:
+    """What the scorer reads of a sample's metadata (`knowledge.dataset`): checked, since a
+    log edited by hand and scored again could make an erroneous story an original one."""
+
+    kind: Literal["original", "error"]
+    gold: str = ""
+    """The error's span in an erroneous story."""
+
+
 @scorer(metrics=[ikd_metrics()])
 def ikd_scorer() -> Scorer:
     """The conclusion against the story's kind; the quote against the gold error span."""
 
     async def score(state: TaskState, target: Target) -> Score:
         refuse_other_tasks(state.metadata, state.sample_id, ("kind",), "tasks/ikd.py", "ikd_scorer")
+        story = logged_as(_Story, state.metadata, state.sample_id, "the metadata", others=True)
         verdict = read_verdict(state.output.completion)
-        erroneous = state.metadata["kind"] == "error"
-        gold = str(state.metadata.get("gold", ""))
+        erroneous, gold = story.kind == "error", story.gold
         value = ikd_value(verdict, erroneous, gold)
         return Score(
             value=value,

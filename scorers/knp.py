@@ -17,6 +17,7 @@ in `na`; a judge reply that is none of the three is counted in `invalid`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import (
@@ -33,7 +34,7 @@ from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline, order_consistency
 from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
-from tom_eval.refusal import refuse_other_tasks, refused
+from tom_eval.refusal import logged_as, refuse_other_tasks, refused
 
 
 def knp_metrics(both_orders: bool) -> dict[str, list[Metric]]:
@@ -56,6 +57,15 @@ def choice_value(letter: str | None, right: str) -> dict[str, float]:
     }
 
 
+@dataclass(frozen=True)
+class _Choice:
+    """What the scorer reads of a sample's metadata (`knowledge.dataset`)."""
+
+    correct_letter: str
+    options: dict[str, str]
+    """The options' texts by letter."""
+
+
 @scorer(metrics=[knp_metrics(both_orders=False)])
 def knp_scorer() -> Scorer:
     """The chosen letter against the right one (the action without the knowledge)."""
@@ -63,11 +73,12 @@ def knp_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         needed = ("correct_letter", "options")
         refuse_other_tasks(state.metadata, state.sample_id, needed, "tasks/knp.py", "knp_scorer")
-        right, options = str(state.metadata["correct_letter"]), state.metadata["options"]
-        if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
-            raise refused(  # only a log edited by hand, scored again
-                f"sample {state.sample_id}: 'options' is {options!r:.60}, not the options' "
-                "texts by letter; was the log edited?"
+        choice = logged_as(_Choice, state.metadata, state.sample_id, "the metadata", others=True)
+        right, options = choice.correct_letter, choice.options
+        if right not in options:  # only a log edited by hand, scored again
+            raise refused(
+                f"sample {state.sample_id}: the right letter {right!r:.60} is none of the "
+                f"options' ({', '.join(options)}); was the log edited?"
             )
         letter, method = choice_letter(state.output.completion, options)
         if letter is None:

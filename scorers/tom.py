@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, fields
 from typing import Protocol
 
@@ -45,7 +45,7 @@ from tom_eval.game.scenario_file import read_story_fields
 from tom_eval.game.solver import GameRecord, take_record
 from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.world import NOTHING, OPPONENTS, SELF
-from tom_eval.refusal import refuse_other_tasks, refused
+from tom_eval.refusal import logged_as, refuse_other_tasks, refused
 from tom_eval.report.stats import balanced_point
 
 
@@ -268,30 +268,7 @@ def played_turn(state: TaskState) -> GameRecord:
             "`inspect score --action append` (the turn is read from its earlier score, "
             "which tasks/tom.py logs from version 2-C)"
         )
-    for field in fields(GameRecord):
-        if not _fits(metadata[field.name], str(field.type)):
-            raise refused(
-                f"sample {state.sample_id}: the logged turn's '{field.name}' is "
-                f"{metadata[field.name]!r:.60}, not {field.type}; was the log edited?"
-            )
-    return GameRecord(**metadata)
-
-
-_TYPE_TESTS: dict[str, Callable[[object], bool]] = {
-    "str": lambda value: isinstance(value, str),
-    "None": lambda value: value is None,
-    "bool": lambda value: isinstance(value, bool),
-    "float": lambda value: isinstance(value, int | float) and not isinstance(value, bool),
-    "list[str]": lambda value: (
-        isinstance(value, list) and all(isinstance(item, str) for item in value)
-    ),
-}
-"""A test for each type a GameRecord field has."""
-
-
-def _fits(value: object, annotation: str) -> bool:
-    """Whether a logged turn's value is of its field's type ("str | None", "list[str]")."""
-    return any(_TYPE_TESTS[kind](value) for kind in annotation.split(" | "))
+    return logged_as(GameRecord, metadata, state.sample_id, "the logged turn")
 
 
 @score_reducer(name="key_mean")

@@ -251,16 +251,24 @@ GENRES = "the genres of this data (fantasy, kids, mystery, romance)"
 """The test data's genres (the seed's data has science-fiction too)."""
 
 
-def test_a_log_with_edited_options_is_refused_when_scored_again(tmp_path: Path) -> None:
-    """`inspect score` read None's items: an AttributeError's traceback."""
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        # `inspect score` read None's items: an AttributeError's traceback.
+        ("options", None, "the metadata's 'options' is None: input should be a valid dictionary"),
+        # Scored as a wrong choice without a word.
+        ("correct_letter", "x", "the right letter 'x' is none of the options' (A, B)"),
+    ],
+)
+def test_a_log_with_edited_options_is_refused_when_scored_again(
+    tmp_path: Path, key: str, value: object, said: str
+) -> None:
     task = knp(data_dir=str(FIXTURES))
     (log,) = inspect_eval(task, model="tom/gold", log_dir=str(tmp_path), display="none", limit=1)
-    (log.samples or [])[0].metadata["options"] = None
+    (log.samples or [])[0].metadata[key] = value
     with pytest.raises(PrerequisiteError) as raised:
         inspect_score(log, knp_scorer(), action="append", display="none")
-    assert str(raised.value.message).endswith(
-        ": 'options' is None, not the options' texts by letter; was the log edited?"
-    )
+    assert str(raised.value.message).endswith(f": {said}; was the log edited?")
 
 
 def test_a_data_file_numbered_past_any_item_is_refused_in_one_line(tmp_path: Path) -> None:

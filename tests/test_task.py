@@ -31,7 +31,9 @@ from scorers.game import game_scorer
 from scorers.ikd import ikd_scorer
 from scorers.knp import knp_judge_scorer, knp_scorer
 from scorers.tom import tom_scorer
+from tasks.coherence import coherence
 from tasks.false_belief import false_belief
+from tasks.ikd import ikd as ikd_task
 from tasks.knp import knp as knp_task
 from tasks.tom import tom
 from tom_eval.game import analysis
@@ -261,7 +263,7 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         ),
         (
             lambda sample: sample.scores["tom_scorer"].metadata.update(blue=[1]),
-            "the logged turn's 'blue' is [1], not float",
+            "the logged turn's 'blue' is [1]: input should be a valid number",
         ),
         (lambda sample: sample.metadata.update(story={"a": 1}), "missing 'containers'"),
         # Read as true before: the turn was scored again under the other rules.
@@ -296,6 +298,8 @@ LOG_OF: dict[str, tuple[Callable[[], Task], str]] = {
     "knp": (lambda: knp_task(data_dir=str(FIXTURES), genre="kids"), "tom/gold"),
     "trial": (lambda: tom(ids="12", extras="0A", reps=1), "tom/oracle"),
     "game": (lambda: tom(mode="game", games=1, turns=4, ids="7-24", reps=2), "tom/oracle"),
+    "coherence": (lambda: coherence(task="BI"), "tom/rational"),
+    "ikd": (lambda: ikd_task(data_dir=str(FIXTURES)), "tom/gold"),
 }
 """A one-sample log of each kind, to score with another task's scorer."""
 
@@ -333,6 +337,141 @@ def test_another_tasks_log_is_refused_by_a_scorer_in_one_line(
         inspect_score(one_sample_logs[kind], scorer(), action="append", display="none")
     assert said in str(raised.value.message)
     assert "\n" not in str(raised.value.message)
+
+
+def _game_turn(sample: Any) -> dict[str, Any]:
+    return dict(sample.store["GameLog:turns"][0])
+
+
+@pytest.mark.parametrize(
+    ("kind", "scorer", "edit", "said"),
+    [
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.update(
+                {"GameLog:turns": [_game_turn(sample) | {"blue": "x"}]}
+            ),
+            "the logged turn 1's 'blue' is 'x': input should be a valid number",
+        ),
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.update(
+                {"GameLog:turns": [_game_turn(sample) | {"number": 9}]}
+            ),
+            "the logged turn 1 is numbered 9 in a game of 4 turns",
+        ),
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.update(
+                {"GameLog:turns": [_game_turn(sample) | {"owner": "Z"}]}
+            ),
+            "the logged turn 1 is Z's on",
+        ),
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.update({"GameLog:turns": "x"}),
+            "the logged GameLog's 'turns' is 'x': input should be a valid list",
+        ),
+        # Read as true before: the game was scored again under the other rules.
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.metadata.update(lose="false"),
+            "the metadata's 'lose' is 'false': input should be a valid boolean",
+        ),
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.metadata.update(stories=[{"key": "12-0A-r1"}]),
+            "the metadata's story 1 has no 'id'",
+        ),
+        (
+            "false_belief",
+            false_belief_scorer,
+            lambda sample: sample.store.update(
+                {"FalseBeliefRecord:completions": [{"correct": "false"}]}
+            ),
+            "the logged prompt 1 has no 'story'",
+        ),
+        (
+            "false_belief",
+            false_belief_scorer,
+            lambda sample: sample.store.update(
+                {
+                    "FalseBeliefRecord:completions": [
+                        sample.store["FalseBeliefRecord:completions"][0] | {"correct": "false"}
+                    ]
+                }
+            ),
+            "the logged prompt 1's 'correct' is 'false': input should be a valid boolean",
+        ),
+        (
+            "coherence",
+            coherence_scorer,
+            lambda sample: sample.metadata.update(item_id="nope"),
+            "'item_id' is 'nope', the id of no item",
+        ),
+        (
+            "coherence",
+            coherence_scorer,
+            lambda sample: sample.store.update({"CoherenceRecord:distribution": {"a": "b"}}),
+            """'distribution["a"]' is 'b': input should be a valid number""",
+        ),
+        # Scored as an original story without a word.
+        (
+            "ikd",
+            ikd_scorer,
+            lambda sample: sample.metadata.update(kind="erroneous"),
+            "the metadata's 'kind' is 'erroneous': input should be 'original' or 'error'",
+        ),
+    ],
+)
+def test_a_log_edited_by_hand_is_refused_by_each_scorer_in_one_line(
+    one_sample_logs: dict[str, EvalLog],
+    kind: str,
+    scorer: Callable[[], Scorer],
+    edit: Callable[[Any], None],
+    said: str,
+) -> None:
+    """A log edited by hand and scored again ended in a TypeError, KeyError or ValueError
+    deep in the game's, false belief's or coherence's scorer, or, for "false" as text, was
+    scored as true without a word."""
+    log = one_sample_logs[kind].model_copy(deep=True)
+    sample = (log.samples or [])[0]
+    edit(sample)
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_score(log, scorer(), action="append", display="none")
+    message = str(raised.value.message)
+    assert message.startswith(f"sample {sample.id}: ") and message.endswith("; was the log edited?")
+    assert said in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("kind", "scorer"),
+    [
+        ("game", game_scorer),
+        ("false_belief", false_belief_scorer),
+        ("coherence", coherence_scorer),
+        ("ikd", ikd_scorer),
+        ("knp", knp_scorer),
+    ],
+)
+def test_a_log_as_written_scores_again_the_same(
+    one_sample_logs: dict[str, EvalLog], kind: str, scorer: Callable[[], Scorer]
+) -> None:
+    """The checks of a log scored again pass what the task wrote, and change no score."""
+    log = one_sample_logs[kind].model_copy(deep=True)
+    [name] = (log.samples or [])[0].scores or {}
+    again = inspect_score(log, scorer(), action="overwrite", display="none")
+    before, after = (
+        (sample.samples or [])[0].scores or {} for sample in (one_sample_logs[kind], again)
+    )
+    assert json.dumps(after[name].value) == json.dumps(before[name].value)
+    assert json.dumps(after[name].metadata) == json.dumps(before[name].metadata)
 
 
 def test_metrics_stay_right_with_epochs(tmp_path: Path) -> None:

@@ -11,12 +11,21 @@ raises a SilentException instead, which the wrapper leaves alone, so nothing is 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from types import TracebackType
+from typing import Any, NoReturn, TypeVar, get_type_hints
 
 import rich
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.util import StoreModel, store_as
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+Logged = TypeVar("Logged")
+Stored = TypeVar("Stored", bound=StoreModel)
 
 
 def refused(message: str) -> PrerequisiteError:
@@ -43,6 +52,68 @@ def refuse_other_tasks(
             f"sample {sample_id}: not a sample of {task} (no {listed} in its metadata): "
             f"{scorer} scores the logs of {task}"
         )
+
+
+def logged_as(
+    kind: type[Logged], values: object, sample_id: object, what: str, others: bool = False
+) -> Logged:
+    """A dataclass `kind` read back from `values` that a log holds, for a scorer run again by
+    `inspect score`: a log edited by hand (a key taken out or added, a value of another type:
+    "false" as text is not false) is refused in one line naming the sample, `what` was read
+    ("the logged turn 3") and the value, not a traceback deep in the scorer. `others`: keys
+    the dataclass lacks are let be (the scorer reads some of a record's keys)."""
+
+    def refuse(problem: str) -> NoReturn:
+        raise refused(f"sample {sample_id}: {what}{problem}; was the log edited?")
+
+    if not isinstance(values, dict):
+        refuse(f" is {values!r:.60}, not a record")
+    hints = get_type_hints(kind)
+    known = {field.name: field for field in dataclasses.fields(kind)}  # type: ignore[arg-type]
+    added = [key for key in values if key not in known]
+    if added and not others:
+        refuse(f" has '{added[0]}', which the task does not write")
+    for name, field in known.items():
+        if name in values:
+            try:
+                _adapter(hints[name]).validate_python(values[name], strict=True)
+            except ValidationError as error:
+                refuse("'s " + _problem(name, error.errors()[0]))
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            refuse(f" has no '{name}'")
+    return kind(**{name: value for name, value in values.items() if name in known})
+
+
+def logged_store(model: type[Stored], sample_id: object) -> Stored:
+    """The sample's `model` from its store, checked against the model's types: the solver
+    wrote it, but a log edited by hand and scored again can hold anything, and the store
+    is read field by field, unchecked."""
+    record = store_as(model)
+    try:
+        record.model_dump()  # validates the whole of the model's store
+    except ValidationError as error:
+        first = error.errors()[0]
+        name, place = str(first["loc"][0]), first["loc"][1:]
+        raise refused(
+            f"sample {sample_id}: the logged {model.__name__}'s "
+            f"{_problem(name, first | {'loc': place})}; was the log edited?"
+        ) from None
+    return record
+
+
+@cache
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(annotation)
+
+
+def _problem(name: str, error: ErrorDetails) -> str:
+    """ "'seen[0]' is 1: input should be a valid string", of a field `name` whose value
+    failed validation with `error` (its place within the value in `loc`)."""
+    place = name + "".join(
+        f'["{part}"]' if isinstance(part, str) else f"[{part}]" for part in error["loc"]
+    )
+    message = error["msg"]
+    return f"'{place}' is {error['input']!r:.60}: {message[:1].lower()}{message[1:]}"
 
 
 class _SaidWhenQuiet:

@@ -59,7 +59,7 @@ class CoherenceRecord(StoreModel):
     """What the solver read for the item."""
 
     distribution: dict[str, float] | None = None
-    estimator: str = ""
+    estimator: Estimator | Literal[""] = ""
     reply: str = ""
     reply_answer: str | None = None
     """The answer the (first) reply gives; None when it gives none."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 from weakref import WeakKeyDictionary
 
 from inspect_ai.log import transcript
@@ -35,7 +35,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema, StoreModel, span, store_as
 from pydantic import Field
 
-from tom_eval.game.full_game import TurnPlan, schedule
+from tom_eval.game.full_game import TurnPlan, Winner, schedule
 from tom_eval.game.parsing import ResponseFormat
 from tom_eval.game.prompts import SYSTEM_PROMPT
 from tom_eval.game.rules import Rules
@@ -170,9 +170,10 @@ class GameLog(StoreModel):
     turns: list[dict[str, Any]] = Field(default_factory=list)
     blue: float = 0.0
     red: float = 0.0
-    winner: str = ""
+    winner: Winner | Literal[""] = ""
+    """Empty until the game ends."""
     winning_score: int = 0
-    response_format: str = ""
+    response_format: ResponseFormat | Literal[""] = ""
 
 
 def game_plan(metadata: dict[str, Any], sample_id: str) -> tuple[TurnPlan, ...]:
