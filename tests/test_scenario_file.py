@@ -150,6 +150,8 @@ def test_an_editors_byte_order_mark_and_line_ends_are_not_the_files(
         ),
         (lambda r: r.update(present_initially=["A"]), "impossible story: . acts while absent"),
         (lambda r: r.update(rep="one"), "'rep' must be an integer"),
+        # Read past before: not a file `tom-eval generate` wrote.
+        (lambda r: r.update(seed="x"), "'seed' must be an integer, got 'x'"),
         # A log's columns are 64-bit: `tom-eval report` could not read the run.
         (lambda r: r.update(rep=10**20), r"'rep' must be an integer from -2\*\*63"),
         (lambda r: r["labels"].update(self="Guesses X"), "unknown self 'Guesses X'"),

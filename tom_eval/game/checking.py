@@ -49,6 +49,15 @@ def check(records: list[ScenarioRecord], spec: list[SpecRow] | None = None) -> l
         record = finding.record
         problems = spec_violations(record.asked, record.rep, rows, complete=spec is not None)
         finding.disagree("spec row", problems)
+        if (record.asked.id, record.asked.extra) not in rows and spec is None:
+            # Said, so that a mistyped Id is seen: the task plays it, in no mastery category.
+            finding.notes.append(
+                (
+                    "Id not in scenarios/spec.csv",
+                    f"Id {record.asked.id}, Extra {record.asked.extra}: judged against its own "
+                    "claim only (--spec judges it against the table it was generated from)",
+                )
+            )
     _check_groups(findings)
     return findings
 

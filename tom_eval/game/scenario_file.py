@@ -222,6 +222,10 @@ def _our_record(where: str, data: Any) -> ScenarioRecord:
     scenario = read_story_fields(data, where)
     labels = JsonFields(f"{where} labels", fields.mapping("labels"))
     spec_id, rep = fields.integer("id"), fields.integer("rep")
+    if "seed" in data:
+        # The generator's seed, not read: a file holding another kind of seed is not one
+        # `tom-eval generate` wrote.
+        fields.integer("seed")
     if key != scenario_key(spec_id, extra, rep):
         fields.fail(
             f"the key contradicts 'id' {spec_id}, 'extra' {extra} and 'rep' {rep} "
