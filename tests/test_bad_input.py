@@ -147,6 +147,10 @@ class Case:
     """Paths (relative to the folder) that must not exist afterwards."""
 
 
+REMOVED = object()
+"""The value of `edited_log` that takes the key out."""
+
+
 def edited_case(task: str, where: str, key: str, value: object, kind: str) -> Case:
     """`tom-eval report` on the task's log with one value of every sample edited: refused,
     naming the value and the `kind` it should be."""
@@ -154,6 +158,17 @@ def edited_case(task: str, where: str, key: str, value: object, kind: str) -> Ca
         f"report, a {task} log edited to hold {where} '{key}' {value!r}",
         lambda d: ["report", str(edited_log(d, task, where, key, value)), "--out", "report"],
         f"epoch 1: {where} '{key}' is {json.dumps(value)}, not {kind}",
+        ("report",),
+    )
+
+
+def removed_case(task: str, where: str, key: str) -> Case:
+    """`tom-eval report` on the task's log with one key taken out of every sample's score
+    or score metadata: refused, naming the key."""
+    return Case(
+        f"report, a {task} log edited to lack {where} '{key}'",
+        lambda d: ["report", str(edited_log(d, task, where, key, REMOVED)), "--out", "report"],
+        f"epoch 1: {where} '{key}' is missing (the task writes it in every scored sample)",
         ("report",),
     )
 
@@ -667,7 +682,8 @@ CASES = [
         for task, where, key, value, kind in (
             ("tom", "score", "optimal", "yes", "a number from 0 to 1"),
             ("tom", "score", "optimal", 2.5, "a number from 0 to 1"),
-            ("tom", "score", "regret", "x", "a number or null"),
+            ("tom", "score", "regret", "x", "a number from 0 to 2.5 or null"),
+            ("tom", "score", "points", -9, "a number from -1.5 to 1.5 or null"),
             ("tom", "metadata", "id", "twelve", "an integer"),
             ("tom", "metadata", "ect", None, "an integer"),
             ("tom", "metadata", "answerer", None, "one of A, B, C, D"),
@@ -685,6 +701,17 @@ CASES = [
             ("coherence", "score metadata", "distribution", [1], "an object of the item's"),
             ("coherence", "score metadata", "distribution", {"bogus": 1.0}, "an object of the"),
             ("knp", "score", "accuracy", 1.5, "a number from 0 to 1"),
+        )
+    ),
+    # Read as unscored before: the samples left the key's figures without a word.
+    *(
+        removed_case(task, where, key)
+        for task, where, key in (
+            ("tom", "score", "optimal"),
+            ("game", "score", "fooled"),
+            ("false_belief", "score metadata", "prompts"),
+            ("coherence", "score", "read"),
+            ("knp", "score", "invalid"),
         )
     ),
     Case(
@@ -913,7 +940,7 @@ def edited_log(
     working: Path, task: str, where: str, key: str, value: object, last_only: bool = False
 ) -> Path:
     """The task's log with one value of every sample's (or of the last sample's) metadata,
-    score or score metadata changed, as a hand edit would."""
+    score or score metadata changed (taken out, for `REMOVED`), as a hand edit would."""
     (log,) = logs(working, task).iterdir()
     edited = read_eval_log(str(log))
     for sample in (edited.samples or [])[-1 if last_only else 0 :]:
@@ -921,7 +948,10 @@ def edited_log(
         (score,) = sample.scores.values()
         values = {"metadata": sample.metadata, "score": score.value}.get(where, score.metadata)
         assert isinstance(values, dict)
-        values[key] = value
+        if value is REMOVED:
+            del values[key]
+        else:
+            values[key] = value
     write_eval_log(edited, str(log))
     return log
 

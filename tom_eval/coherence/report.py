@@ -49,7 +49,7 @@ from tom_eval.report.logs import (
 )
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
-from tom_eval.report.values import NUMBER, SHARE, Kind, refuse_wrong
+from tom_eval.report.values import NUMBER, SHARE, Kind, refuse_missing_keys, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
@@ -260,6 +260,7 @@ def _distribution(item_id: Any, distribution: Any) -> bool:
 
 def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scored: pd.DataFrame) -> None:
     """A value the scorer never writes (a log edited by hand) named in one line."""
+    refuse_missing_keys(frame, evals, "score", scored["values"], VALUES)
     for key in VALUES:
         values = [value.get(key) for value in scored["values"]]
         refuse_wrong(frame, evals, f"score '{key}'", values, SHARE)

@@ -40,6 +40,7 @@ from tom_eval.report.values import (
     Kind,
     objects_with,
     optional,
+    refuse_missing_keys,
     refuse_wrong,
 )
 from tom_eval.task_args import NOT_GIVEN
@@ -172,6 +173,7 @@ def outcomes(
         raise InputError(f"{', '.join(logs)}: not false-belief logs of this tom-eval version")
     runs = evals.set_index("eval_id")["run"]
     scored = json_objects(frame["score_false_belief_scorer_metadata"])
+    refuse_missing_keys(frame, evals, "score metadata", scored, ("prompts", "steps"))
     for key, kind in (("prompts", _PROMPTS), ("steps", _STEPS)):
         values = [metadata.get(key, []) for metadata in scored]
         refuse_wrong(frame, evals, f"score metadata '{key}'", values, kind)

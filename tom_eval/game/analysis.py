@@ -31,6 +31,7 @@ from tom_eval.game.dataset import SCENARIO_DIGEST
 from tom_eval.game.epistemics import BELIEVES_FALSE, OTHER_LABELS, SELF_LABELS
 from tom_eval.game.ladder import parse_levels
 from tom_eval.game.mastery import SUCCESS_KEYS, mastery_scores
+from tom_eval.game.rules import ACTION_COST, ANSWER_POINTS
 from tom_eval.game.session import A_TURN_KEYS
 from tom_eval.game.span import LadderTrial, level_shares, span
 from tom_eval.game.spec import (
@@ -75,10 +76,12 @@ from tom_eval.report.values import (
     SHARE,
     TEXT,
     Kind,
+    between,
     objects_with,
     one_of,
     optional,
     parsed_object,
+    refuse_missing_keys,
     refuse_wrong,
 )
 from tom_eval.task_args import NOT_GIVEN
@@ -534,12 +537,13 @@ _SAMPLE_KINDS: dict[str, Kind] = {
     "metadata_level": NUMBER,
 }
 """The sample metadata the report reads, as the task writes it."""
+_TURN_SPREAD = ANSWER_POINTS + ACTION_COST
+"""The most a turn's points can be from nothing: an answer's points and an action's cost."""
 _SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
-    "regret": NUMBER,
-    "points": NUMBER,
+    # From a right answer for free to a wrong one after an Ask or a Tell.
+    "regret": between(0, ANSWER_POINTS + _TURN_SPREAD),
+    "points": between(-_TURN_SPREAD, _TURN_SPREAD),
 }
-_WRITTEN = Kind("written (null where unscored)", lambda value: value == "written")
-"""A score key the task writes in every scored sample."""
 _SCORE_METADATA: dict[str, Kind] = {
     "options": Kind("a list of texts or null", lambda value: value is None or _texts(value)),
     "raw_action": optional(TEXT),
@@ -579,11 +583,8 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Se
             refuse_wrong(
                 frame, evals, f"metadata '{column[len('metadata_') :]}'", frame[column], kind
             )
+    refuse_missing_keys(frame, evals, "score", scores, _SCORE_VALUES)
     for key, kind in _SCORE_VALUES.items():
-        # The task writes every key (null where unscored): one missing would be read as
-        # unscored, and the sample drop out of that key's figures without a word.
-        written = ["written" if key in score or not score else "missing" for score in scores]
-        refuse_wrong(frame, evals, f"score '{key}'", written, _WRITTEN)
         values = [score.get(key) for score in scores]
         refuse_wrong(frame, evals, f"score '{key}'", values, kind)
     metadata = json_objects(frame["score_tom_scorer_metadata"])
@@ -594,6 +595,7 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Se
 
 def _refuse_wrong_game_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Series) -> None:
     """`_refuse_wrong_values` for game-mode samples: the game's scores and A's turns."""
+    refuse_missing_keys(frame, evals, "score", scores, GAME_KEYS)
     for key in GAME_KEYS:
         kind = NUMBER if key in ("margin", "turns") else SHARE
         refuse_wrong(frame, evals, f"score '{key}'", [values.get(key) for values in scores], kind)

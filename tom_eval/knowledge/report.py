@@ -27,7 +27,7 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import csv, interval, markdown
-from tom_eval.report.values import SHARE, refuse_wrong
+from tom_eval.report.values import SHARE, refuse_missing_keys, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 KNP_TASKS = ("knp", "tom_eval/knp")
@@ -70,6 +70,9 @@ COLUMNS = {
 """The score values shown, in the order of the paper's Table 2 (then ours: `na`, the
 open-ended judge's NA verdicts, left out of accuracy; `invalid` last, present in every
 scored sample)."""
+WRITTEN = {"knp": ("accuracy", "knowledge_leak", "invalid"), "ikd": COLUMNS["ikd"]}
+"""The score values each task's scorers write in every scored sample (`na` is the open-ended
+judge's alone)."""
 PAPER = (
     "Yang et al. (2026), Table 2, on the authors' data: KNP accuracy Claude-4.5-Opus 0.69, "
     "Gemini-3-Pro 0.67, GPT-5.4 (high) 0.61, GPT-4o 0.49, LLaMA3.1-8B 0.51, humans 0.92; "
@@ -126,6 +129,7 @@ def rates(evals: pd.DataFrame, task: str, context: Context) -> pd.DataFrame:
     frame = once_per_sample(frame, evals, context.warnings)
     runs = evals.set_index("eval_id")["run"]
     scores = json_objects(_scores(frame))
+    refuse_missing_keys(frame, evals, "score", scores, WRITTEN[task])
     for key in COLUMNS[task]:
         refuse_wrong(frame, evals, f"score '{key}'", [v.get(key) for v in scores], SHARE)
     values = pd.DataFrame(

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, NoReturn
 
 import pandas as pd
 
@@ -78,15 +78,26 @@ OBJECTS = Kind(
     lambda value: isinstance(value, list) and all(isinstance(entry, dict) for entry in value),
 )
 NUMBER = Kind("a number or null", lambda value: _missing(value) or _number(value))
+
+
+def between(low: float, high: float) -> Kind:
+    """A score's number from `low` to `high`, or null: one past them (an edited regret of
+    1e308) would be averaged into a figure as it is. (Score values keep their JSON types:
+    a number written as text is not the task's.)"""
+    return Kind(
+        f"a number from {low:g} to {high:g} or null",
+        lambda value: (
+            _missing(value)
+            or (_number(value) and not isinstance(value, str) and low <= value <= high)
+        ),
+    )
+
+
+_FROM_0_TO_1 = between(0, 1)
 SHARE = Kind(
-    "a number from 0 to 1 or null",
-    # A score's 0 or 1 may be read back as a bool: the same value. (Score values keep their
-    # JSON types: a number written as text is not the task's.)
-    lambda value: (
-        _missing(value)
-        or isinstance(value, bool)
-        or (_number(value) and not isinstance(value, str) and 0 <= value <= 1)
-    ),
+    _FROM_0_TO_1.words,
+    # A score's 0 or 1 may be read back as a bool: the same value.
+    lambda value: isinstance(value, bool) or _FROM_0_TO_1.accepts(value),
 )
 TRUTH = Kind(
     "true or false",
@@ -134,15 +145,40 @@ def refuse_wrong(
     such samples there are. `frame` has `samples_df`'s columns `eval_id`, `id` and `epoch`;
     `evals` maps each `eval_id` to its `log`."""
     wrong = [(position, value) for position, value in enumerate(values) if not kind.accepts(value)]
-    if not wrong:
-        return
-    position, value = wrong[0]
-    row = frame.iloc[position]
+    if wrong:
+        problem = f"{what} is {_shown(shown_as(wrong[0][1]))}, not {kind.words}"
+        _refuse_samples(frame, evals, [position for position, _ in wrong], problem)
+
+
+def refuse_missing_keys(
+    frame: pd.DataFrame,
+    evals: pd.DataFrame,
+    what: str,
+    written: Iterable[Mapping[str, Any]],
+    keys: Iterable[str],
+) -> None:
+    """An InputError naming the first of `frame`'s scored samples whose `written` (its score
+    values or metadata, `what`, in the frame's order) lacks one of `keys`, which the task
+    writes in every scored sample (null where a key does not apply): one taken out would be
+    read as unscored, and the sample leave that key's figures without a word."""
+    samples = list(written)
+    for key in keys:
+        lacking = [position for position, found in enumerate(samples) if found and key not in found]
+        if lacking:
+            problem = f"{what} '{key}' is missing (the task writes it in every scored sample)"
+            _refuse_samples(frame, evals, lacking, problem)
+
+
+def _refuse_samples(
+    frame: pd.DataFrame, evals: pd.DataFrame, positions: list[int], problem: str
+) -> NoReturn:
+    """The InputError of `problem`, found in the samples at `positions` of `frame`: the
+    first named with its log, the others counted."""
+    row = frame.iloc[positions[0]]
     log = evals.set_index("eval_id").at[row["eval_id"], "log"]
-    others = f" (and {len(wrong) - 1} more sample(s))" if len(wrong) > 1 else ""
+    others = f" (and {len(positions) - 1} more sample(s))" if len(positions) > 1 else ""
     raise InputError(
-        f"{log}: sample {row['id']}, epoch {row['epoch']}: {what} is {_shown(shown_as(value))}, "
-        f"not {kind.words}{others}; was the log edited?"
+        f"{log}: sample {row['id']}, epoch {row['epoch']}: {problem}{others}; was the log edited?"
     )
 
 
