@@ -339,8 +339,11 @@ def test_another_tasks_log_is_refused_by_a_scorer_in_one_line(
     assert "\n" not in str(raised.value.message)
 
 
-def _game_turn(sample: Any) -> dict[str, Any]:
-    return dict(sample.store["GameLog:turns"][0])
+def _first_turn_with(**changes: object) -> Callable[[Any], None]:
+    """An edit of a game's log: its first logged turn with `changes`, and no other turn."""
+    return lambda sample: sample.store.update(
+        {"GameLog:turns": [dict(sample.store["GameLog:turns"][0]) | changes]}
+    )
 
 
 @pytest.mark.parametrize(
@@ -349,25 +352,19 @@ def _game_turn(sample: Any) -> dict[str, Any]:
         (
             "game",
             game_scorer,
-            lambda sample: sample.store.update(
-                {"GameLog:turns": [_game_turn(sample) | {"blue": "x"}]}
-            ),
+            _first_turn_with(blue="x"),
             "the logged turn 1's 'blue' is 'x': input should be a valid number",
         ),
         (
             "game",
             game_scorer,
-            lambda sample: sample.store.update(
-                {"GameLog:turns": [_game_turn(sample) | {"number": 9}]}
-            ),
+            _first_turn_with(number=9),
             "the logged turn 1 is numbered 9 in a game of 4 turns",
         ),
         (
             "game",
             game_scorer,
-            lambda sample: sample.store.update(
-                {"GameLog:turns": [_game_turn(sample) | {"owner": "Z"}]}
-            ),
+            _first_turn_with(owner="Z"),
             "the logged turn 1 is Z's on",
         ),
         (
