@@ -27,6 +27,7 @@ FRAGMENTS = {
     "item or nothing": "either empty or the apple ",
     "empty, and how items left": "empty, Anne moved the apple ",
     "items in and on again": "empty. The ball went into the box, then Bob waved, ",
+    "paths with arrows": "empty. apple: box -> bag -> ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

@@ -987,6 +987,22 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("Current locations:\n- apple: basket\n- orange: box\n- ball: bag", "orange"),
         ("Initially:\n- apple: box\n- ball: bag", None),
         ("- apple: box -> basket\n- ball: bag", None),
+        # 11-A: an empty box and the paths, told with arrows, that took items out of it.
+        ("Apple: box \u2192 bag. Box: empty.", NOTHING),
+        ("Empty. apple: box -> bag", NOTHING),
+        ("The box is empty: apple: box -> bag.", NOTHING),
+        ("The box is empty. The apple went box -> basket.", NOTHING),
+        ("Empty. apple -> box, then apple -> bag.", NOTHING),
+        ("1) orange -> box\n2) orange: box -> bag\n3) D leaves, D returns\n\nBox: empty", NOTHING),
+        (
+            "Events:\n- apple -> box\n- apple: box -> bag\n- ball -> basket\nSo the box ends up "
+            "with nothing in it.",
+            NOTHING,
+        ),
+        # A path that ends in the box keeps the item in, and a plain statement of it stands.
+        ("Empty. apple -> box", "apple"),
+        ("Box: empty. Apple: bag -> box.", "apple"),
+        ("The box has the apple: bag -> box.", "apple"),
         ("- apple: box\n- ball: bag\nThen Anne moved the apple to the basket.", None),
     ],
 )

@@ -463,6 +463,15 @@ _HELD_BEFORE = re.compile(
 """What a container held before ("it used to contain the brick", "it held the brick")."""
 _WENT_AFTER = re.compile(r"\s+(?:went|left|moved)\b", _FLAGS)
 """An item that left ("the stapler went from the box to the bag")."""
+_ARROW = r"[^\S\n]*(?:->|=>|\u2192)[^\S\n]*"
+_PATH = re.compile(
+    rf"(?:[^\S\n]*:[^\S\n]*|[^\S\n]+(?:(?:moved|went)[^\S\n]+)?(?:from[^\S\n]+)?|(?={_ARROW}))"
+    rf"(?:(?:the[^\S\n]+)?{_CONTAINER_WORDS})?(?:{_ARROW}(?:the[^\S\n]+)?(?P<container>{_CONTAINER_WORDS})\b)+",
+    _FLAGS,
+)
+"""The path an item took, told with arrows ("apple: box -> bag", "apple -> bag", "the
+apple went box -> basket -> bag"): the last container is where it is."""
+_ITEM_PATH = re.compile(rf"{_ITEM.pattern}{_PATH.pattern}", _FLAGS)
 _THERE_BEFORE = re.compile(
     rf"\s+(?:was|had\s+been)\s+(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?{_CONTAINER_WORDS})\b"
     r"(?!\s+(?:all\s+along|still|now|the\s+whole))",
@@ -1610,12 +1619,18 @@ def _emptied(text: str, container: str | None) -> bool:
         return False
     if _moved_in(text, container) or _returned(text):  # "Then Anne moves it to the box."
         return False
+    ends: dict[str, str] = {}  # where each item's last path ends, read at the first path
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
         if _NOT_DONE.search(before):
             return False  # "Anne never moved the apple"
         if _elsewhere_now(text, match, before, container):
             continue  # "Carol still thinks the ball is in the box", "the ball remained in the bag"
+        if _PATH.match(text, match.end()):  # "apple: box -> bag"
+            ends = ends or _path_ends(text)
+            if ends[match.group(1).lower()] == container:
+                return False
+            continue
         moved = (
             _MOVED_BEFORE.search(before)
             or _MOVED_AFTER.match(text, match.end())
@@ -1628,6 +1643,17 @@ def _emptied(text: str, container: str | None) -> bool:
         elif not (_HELD_BEFORE.search(before) or _THERE_BEFORE.match(text, match.end())):
             return False
     return True
+
+
+def _path_ends(text: str) -> dict[str, str]:
+    """Where the last path a text tells of each item ends ("apple -> box, then apple: box
+    -> bag": the apple's is the bag)."""
+    ends = {}
+    for mention in _ITEM.finditer(text):
+        path = _PATH.match(text, mention.end())
+        if path is not None:
+            ends[mention.group(1).lower()] = path.group("container").lower()
+    return ends
 
 
 def _returned(text: str) -> bool:
@@ -1962,7 +1988,16 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
     # banana - sorry, I mean the orange").
     if stated is None or _CONTINUED.search(text[stated[1] :]):
         return None
-    return _one_answer(stated[0], container)
+    return _one_answer(_without_paths_elsewhere(stated[0], container), container)
+
+
+def _without_paths_elsewhere(statement: str, container: str) -> str:
+    """A statement without the items it tells a path of to another container ("The box is
+    empty: apple: box -> bag" says only empty)."""
+    return _ITEM_PATH.sub(
+        lambda path: path.group() if path.group("container").lower() == container else " ",
+        statement,
+    )
 
 
 def _believed(piece: str, end: int) -> bool:
