@@ -103,8 +103,8 @@ def coherence_metrics(
 
 def _refuse_other_answers(record: CoherenceRecord, item_id: str, sample_id: object) -> None:
     """Refuse, in one line, a logged distribution or reply answer that is not of the item's
-    answers: only a log edited by hand, scored again, holds one, and the run's metrics
-    would join it to the item's other answers."""
+    answers, or a probability that is not one: only a log edited by hand, scored again,
+    holds one, and the run's metrics would join it to the item's other answers."""
     given = [*(record.distribution or {}), *filter(None, [record.reply_answer])]
     foreign = [answer for answer in given if answer not in answers(find_item(item_id))]
     if foreign:
@@ -112,6 +112,12 @@ def _refuse_other_answers(record: CoherenceRecord, item_id: str, sample_id: obje
             f"sample {sample_id}: the logged answer {foreign[0]!r:.60} is not one of item "
             f"{item_id}'s; was the log edited?"
         )
+    for answer, probability in (record.distribution or {}).items():
+        if not 0 <= probability <= 1:  # NaN too
+            raise refused(
+                f"sample {sample_id}: the logged probability of {answer!r:.60} is "
+                f"{probability!r}, not from 0 to 1; was the log edited?"
+            )
 
 
 @scorer(metrics=coherence_metrics())

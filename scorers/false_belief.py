@@ -133,7 +133,7 @@ def false_belief_scorer() -> Scorer:
         record = logged_store(FalseBeliefRecord, state.sample_id)
         completions = record.completions
         outcomes = _outcomes(completions, _Outcome, state.sample_id, "prompt")
-        steps = _outcomes(record.steps, _StepOutcome, state.sample_id, "step's prompt")
+        steps = _outcomes(record.steps, _StepOutcome, state.sample_id, "sentence-step prompt")
         value = score_value(completions)
         estimators = sorted({outcome.estimator for outcome in outcomes + steps})
         return Score(

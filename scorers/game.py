@@ -40,7 +40,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from scorers.tom import balanced, key_mean_reducer, score_value
+from scorers.tom import balanced, key_mean_reducer, logged_action, score_value
 from tom_eval.errors import InputError
 from tom_eval.game.decisions import Action
 from tom_eval.game.full_game import TurnPlan
@@ -123,6 +123,10 @@ def game_scorer() -> Scorer:
             "game_scorer",
         )
         log = logged_store(GameLog, state.sample_id)
+        if not log.winner:  # written when the game ends, before it is scored
+            raise refused(
+                f"sample {state.sample_id}: the logged game has no winner; was the log edited?"
+            )
         game = logged_as(_Game, state.metadata, state.sample_id, "the metadata", others=True)
         plan, entries = _plan(state.metadata, game, state.sample_id)
         records = [
@@ -137,7 +141,8 @@ def game_scorer() -> Scorer:
             # A sits in the acting seat of the designed story on its own turns.
             story = plan[record.number - 1].designed
             solution = solve(story, rules, with_neutral=game.neutral)
-            chosen = Action.from_text(record.action) if record.action else None
+            what = f"sample {state.sample_id}: the logged turn {record.number}'s action"
+            chosen = logged_action(record.action, solution, what)
             entry = entries[record.key]
             turn_values.append(
                 {
@@ -201,8 +206,9 @@ def _plan(
         entries[read.key] = read
     try:
         return game_plan(metadata, str(sample_id)), entries
-    except InputError as error:  # it names the sample
-        raise refused(f"sample {error}; was the log edited?") from None
+    except InputError as error:  # a story's names the sample; the schedule's does not
+        named = str(error) if str(error).startswith(f"{sample_id} ") else f"{sample_id}: {error}"
+        raise refused(f"sample {named}; was the log edited?") from None
 
 
 def _turn(values: object, number: int, plan: tuple[TurnPlan, ...], sample_id: object) -> TurnRecord:
@@ -213,8 +219,8 @@ def _turn(values: object, number: int, plan: tuple[TurnPlan, ...], sample_id: ob
     what = f"sample {sample_id}: the logged turn {number}"
     if number > len(plan) or record.number != number:
         raise refused(
-            f"{what} is numbered {record.number} in a game of {len(plan)} turns; was the "
-            "log edited?"
+            f"{what} is numbered {record.number}, not {number}, in a game of {len(plan)} "
+            "turns; was the log edited?"
         )
     planned = plan[number - 1]
     if (record.owner, record.key) != (planned.owner, planned.key):
@@ -222,12 +228,10 @@ def _turn(values: object, number: int, plan: tuple[TurnPlan, ...], sample_id: ob
             f"{what} is {record.owner}'s on {record.key}, not {planned.owner}'s on "
             f"{planned.key}; was the log edited?"
         )
-    for name, text in (("action", record.action), ("executed", record.executed)):
-        try:
-            if text is not None:
-                Action.from_text(text)
-        except ValueError as error:
-            raise refused(f"{what}'s {name}: {error}; was the log edited?") from None
+    try:
+        Action.from_text(record.executed)
+    except ValueError as error:
+        raise refused(f"{what}'s executed action: {error}; was the log edited?") from None
     return record
 
 

@@ -37,7 +37,7 @@ from inspect_ai.solver import TaskState
 from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.metrics import headline
 from tom_eval.knowledge.parsing import Verdict, read_verdict, word_iou
-from tom_eval.refusal import logged_as, refuse_other_tasks
+from tom_eval.refusal import logged_as, refuse_other_tasks, refused
 
 NAN = math.nan
 
@@ -103,6 +103,11 @@ def ikd_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         refuse_other_tasks(state.metadata, state.sample_id, ("kind",), "tasks/ikd.py", "ikd_scorer")
         story = logged_as(_Story, state.metadata, state.sample_id, "the metadata", others=True)
+        if story.kind == "error" and "gold" not in state.metadata:  # it would leave localisation
+            raise refused(
+                f"sample {state.sample_id}: an erroneous story's metadata has no 'gold'; was "
+                "the log edited?"
+            )
         verdict = read_verdict(state.output.completion)
         erroneous, gold = story.kind == "error", story.gold
         value = ikd_value(verdict, erroneous, gold)

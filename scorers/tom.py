@@ -38,7 +38,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from tom_eval.errors import InputError
-from tom_eval.game.decisions import PASS, Action, guaranteed_value
+from tom_eval.game.decisions import PASS, Action, guaranteed_value, legal_actions
 from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
@@ -88,6 +88,21 @@ def score_value(
         "lie_to_opponent": float(lie),
         "format_ok": float(not record.slips) if response_format == "free" else math.nan,
     }
+
+
+def logged_action(text: str | None, solution: Solution, what: str) -> Action | None:
+    """The action a logged turn chose (None: the reply could not be read), refused in one
+    line when a log edited by hand holds one that is not canonical or not legal in the
+    turn's story (a player or container it lacks), which the engine cannot value."""
+    if text is None:
+        return None
+    try:
+        chosen = Action.from_text(text)
+    except ValueError as error:
+        raise refused(f"{what}: {error}; was the log edited?") from None
+    if chosen not in legal_actions(solution.situation):
+        raise refused(f"{what} {text!r} is not one of the story's; was the log edited?")
+    return chosen
 
 
 def is_lie_to_opponent_answerer(solution: Solution, action: Action) -> bool:
@@ -202,12 +217,6 @@ def tom_scorer() -> Scorer:
             story = read_story_fields(state.metadata["story"], str(state.sample_id))
         except InputError as error:  # it names the sample
             raise refused(f"sample {error}; was the log edited?") from None
-        try:
-            chosen = Action.from_text(record.action) if record.action else None
-        except ValueError as error:
-            raise refused(
-                f"sample {state.sample_id}: the logged turn's action: {error}; was the log edited?"
-            ) from None
         for name in ("lose", "neutral"):
             if not isinstance(state.metadata[name], bool):
                 raise refused(
@@ -217,6 +226,8 @@ def tom_scorer() -> Scorer:
         # The rules the turn was played under: they set what each action is worth.
         rules = Rules(lose=state.metadata["lose"])
         solution = shared_solution(story, rules, state.metadata["neutral"])
+        what = f"sample {state.sample_id}: the logged turn's action"
+        chosen = logged_action(record.action, solution, what)
         value = score_value(solution, chosen, record, record.response_format)
         return Score(
             value=value,
@@ -262,7 +273,9 @@ def played_turn(state: TaskState) -> GameRecord:
     refuse_other_tasks(state.metadata, state.sample_id, _GAME_FIELDS, "tasks/tom.py", "tom_scorer")
     logged = (state.scores or {}).get("tom_scorer")
     metadata = (logged.metadata if logged else None) or {}
-    if set(metadata) != {field.name for field in fields(GameRecord)}:
+    # A record of another shape is a log from before 2-C; one of a key or two more or less, edited.
+    recorded = {field.name for field in fields(GameRecord)}
+    if len(recorded & set(metadata)) < len(recorded) / 2:
         raise refused(
             f"sample {state.sample_id}: no played turn to score; score a log again with "
             "`inspect score --action append` (the turn is read from its earlier score, "

@@ -683,7 +683,7 @@ CASES = [
             ("tom", "score", "optimal", "yes", "a number from 0 to 1"),
             ("tom", "score", "optimal", 2.5, "a number from 0 to 1"),
             ("tom", "score", "regret", "x", "a number from 0 to 2.5 or null"),
-            ("tom", "score", "points", -9, "a number from -1.5 to 1.5 or null"),
+            ("tom", "score", "points", -9, "a number from -1.5 to 1 or null"),
             ("tom", "metadata", "id", "twelve", "an integer"),
             ("tom", "metadata", "ect", None, "an integer"),
             ("tom", "metadata", "answerer", None, "one of A, B, C, D"),

@@ -359,7 +359,7 @@ def _first_turn_with(**changes: object) -> Callable[[Any], None]:
             "game",
             game_scorer,
             _first_turn_with(number=9),
-            "the logged turn 1 is numbered 9 in a game of 4 turns",
+            "the logged turn 1 is numbered 9, not 1, in a game of 4 turns",
         ),
         (
             "game",
@@ -418,12 +418,65 @@ def _first_turn_with(**changes: object) -> Callable[[Any], None]:
             lambda sample: sample.store.update({"CoherenceRecord:distribution": {"a": "b"}}),
             """'distribution["a"]' is 'b': input should be a valid number""",
         ),
+        # A KeyError in the engine, or a regret for an action the story has not.
+        (
+            "trial",
+            tom_scorer,
+            lambda sample: sample.scores["tom_scorer"].metadata.update(action="Ask(B, attic)"),
+            "the logged turn's action 'Ask(B, attic)' is not one of the story's",
+        ),
+        (
+            "game",
+            game_scorer,
+            _first_turn_with(action="Ask(Z, box)"),
+            "the logged turn 1's action 'Ask(Z, box)' is not one of the story's",
+        ),
+        # Read as a game without a turn, or without a winner: win, tie and loss all 0.
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.pop("GameLog:turns"),
+            "the logged GameLog has no 'turns'",
+        ),
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.update({"GameLog:winner": ""}),
+            "the logged game has no winner",
+        ),
+        # Passed the model's own lax check, then a TypeError.
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.store.update({"GameLog:blue": "7"}),
+            "the logged GameLog's 'blue' is '7': input should be a valid number",
+        ),
+        # The run's correlations ended in a ValueError.
+        (
+            "coherence",
+            coherence_scorer,
+            lambda sample: sample.store.update(
+                {
+                    "CoherenceRecord:distribution": dict.fromkeys(
+                        sample.store["CoherenceRecord:distribution"], math.nan
+                    )
+                }
+            ),
+            "is nan, not from 0 to 1",
+        ),
         # Scored as an original story without a word.
         (
             "ikd",
             ikd_scorer,
             lambda sample: sample.metadata.update(kind="erroneous"),
             "the metadata's 'kind' is 'erroneous': input should be 'original' or 'error'",
+        ),
+        # Left out of localisation without a word.
+        (
+            "ikd",
+            ikd_scorer,
+            lambda sample: sample.metadata.update(kind="error") or sample.metadata.pop("gold", 0),
+            "an erroneous story's metadata has no 'gold'",
         ),
     ],
 )

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cache
 from types import TracebackType
-from typing import Any, NoReturn, TypeVar, get_type_hints
+from typing import Any, NoReturn, TypeVar, cast, get_type_hints
 
 import rich
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.util import StoreModel, store_as
+from inspect_ai.util import StoreModel, store, store_as
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -68,7 +68,7 @@ def logged_as(
 
     if not isinstance(values, dict):
         refuse(f" is {values!r:.60}, not a record")
-    hints = get_type_hints(kind)
+    hints = _hints(cast(Hashable, kind))
     known = {field.name: field for field in dataclasses.fields(kind)}  # type: ignore[arg-type]
     added = [key for key in values if key not in known]
     if added and not others:
@@ -85,25 +85,35 @@ def logged_as(
 
 
 def logged_store(model: type[Stored], sample_id: object) -> Stored:
-    """The sample's `model` from its store, checked against the model's types: the solver
-    wrote it, but a log edited by hand and scored again can hold anything, and the store
-    is read field by field, unchecked."""
-    record = store_as(model)
-    try:
-        record.model_dump()  # validates the whole of the model's store
-    except ValidationError as error:
-        first = error.errors()[0]
-        name, place = str(first["loc"][0]), first["loc"][1:]
-        raise refused(
-            f"sample {sample_id}: the logged {model.__name__}'s "
-            f"{_problem(name, first | {'loc': place})}; was the log edited?"
-        ) from None
-    return record
+    """The sample's `model` from its store, each field there and of its type, strictly
+    ("7" is no number): the solver wrote them all (`store_as` writes every field), but a
+    log edited by hand and scored again can hold anything, and the store is read field by
+    field, as it is."""
+    held = store()
+    what = f"sample {sample_id}: the logged {model.__name__}"
+    for name, field in model.model_fields.items():
+        key = f"{model.__name__}:{name}"
+        if name in ("store", "instance"):
+            continue
+        if key not in held:
+            raise refused(f"{what} has no '{name}'; was the log edited?")
+        try:
+            _adapter(cast(Hashable, field.annotation)).validate_python(held.get(key), strict=True)
+        except ValidationError as error:
+            problem = _problem(name, error.errors()[0])
+            raise refused(f"{what}'s {problem}; was the log edited?") from None
+    return store_as(model)
 
 
 @cache
-def _adapter(annotation: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(annotation)
+def _hints(kind: Hashable) -> dict[str, Any]:
+    """A dataclass's field types, read once: reading them is most of a check's time."""
+    return get_type_hints(kind)
+
+
+@cache
+def _adapter(annotation: Hashable) -> TypeAdapter[Any]:
+    return TypeAdapter(cast(Any, annotation))
 
 
 def _problem(name: str, error: ErrorDetails) -> str:

@@ -540,9 +540,10 @@ _SAMPLE_KINDS: dict[str, Kind] = {
 _TURN_SPREAD = ANSWER_POINTS + ACTION_COST
 """The most a turn's points can be from nothing: an answer's points and an action's cost."""
 _SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
-    # From a right answer for free to a wrong one after an Ask or a Tell.
+    # From a right answer for free to a wrong one after an Ask or a Tell (A's own actions
+    # cost Blue alone).
     "regret": between(0, ANSWER_POINTS + _TURN_SPREAD),
-    "points": between(-_TURN_SPREAD, _TURN_SPREAD),
+    "points": between(-_TURN_SPREAD, ANSWER_POINTS),
 }
 _SCORE_METADATA: dict[str, Kind] = {
     "options": Kind("a list of texts or null", lambda value: value is None or _texts(value)),

@@ -50,7 +50,7 @@ from tom_eval.game.world import SELF
 class GameRecord:
     """What happened in the turn: read by the scorer, which logs it in the score's metadata."""
 
-    response_format: str
+    response_format: ResponseFormat
     options: list[str]
     raw_action: str
     action: str | None
