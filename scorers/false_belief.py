@@ -20,10 +20,10 @@ from typing import Any
 from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS
+from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS, PromptKind
 from tom_eval.false_belief.parsing import on_key
-from tom_eval.false_belief.solver import FalseBeliefRecord
-from tom_eval.refusal import logged_as, logged_store, refuse_other_tasks
+from tom_eval.false_belief.solver import Estimator, FalseBeliefRecord
+from tom_eval.refusal import logged_as, logged_store, refuse_other_tasks, refused
 
 ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
 ALL_PERTURBATIONS = tuple(dict.fromkeys(PERTURBATIONS["contents"] + PERTURBATIONS["transfer"]))
@@ -79,12 +79,12 @@ class _Outcome:
     condition: str
     reversed: bool
     perturbed: bool
-    kind: str
+    kind: PromptKind
     expected: str | None
     wrong: str
     first_word: str | None
     correct: bool
-    estimator: str
+    estimator: Estimator
     p_right: float | None
     p_wrong: float | None
     key_mass: float | None
@@ -101,11 +101,19 @@ def _outcomes(
     records: list[dict[str, Any]], kind: type[_Outcome], sample_id: object, what: str
 ) -> list[_Outcome]:
     """The outcomes of the logged prompts: the solver's, or, when a log edited by hand is
-    scored again, refused in one line for a key taken out or a value of another type."""
-    return [
-        logged_as(kind, record, sample_id, f"the logged {what} {number}", others=True)
-        for number, record in enumerate(records, start=1)
-    ]
+    scored again, refused in one line for a key taken out, a value of another type or a
+    condition the battery has not (its prompt would count in no share)."""
+    outcomes = []
+    for number, record in enumerate(records, start=1):
+        where = f"the logged {what} {number}"
+        outcome = logged_as(kind, record, sample_id, where, others=True)
+        if outcome.condition not in (*ALL_CONDITIONS, *ALL_PERTURBATIONS):
+            raise refused(
+                f"sample {sample_id}: {where}'s condition {outcome.condition!r:.60} is none "
+                "of the battery's; was the log edited?"
+            )
+        outcomes.append(outcome)
+    return outcomes
 
 
 def _line(completion: dict[str, Any]) -> str:

@@ -704,6 +704,12 @@ CASES = [
         )
     ),
     # Read as unscored before: the samples left the key's figures without a word.
+    Case(
+        "report, a tom log edited to hold score 'regret' null",
+        lambda d: ["report", str(edited_log(d, "tom", "score", "regret", None)), "--out", "r"],
+        "epoch 1: score 'regret' is null, not a number (the task writes one in every scored",
+        ("r",),
+    ),
     *(
         removed_case(task, where, key)
         for task, where, key in (

@@ -346,6 +346,12 @@ def _first_turn_with(**changes: object) -> Callable[[Any], None]:
     )
 
 
+def _first_prompt_with(**changes: object) -> Callable[[Any], None]:
+    """An edit of a false-belief log: its first logged prompt with `changes`, and no other."""
+    key = "FalseBeliefRecord:completions"
+    return lambda sample: sample.store.update({key: [dict(sample.store[key][0]) | changes]})
+
+
 @pytest.mark.parametrize(
     ("kind", "scorer", "edit", "said"),
     [
@@ -397,14 +403,15 @@ def _first_turn_with(**changes: object) -> Callable[[Any], None]:
         (
             "false_belief",
             false_belief_scorer,
-            lambda sample: sample.store.update(
-                {
-                    "FalseBeliefRecord:completions": [
-                        sample.store["FalseBeliefRecord:completions"][0] | {"correct": "false"}
-                    ]
-                }
-            ),
+            _first_prompt_with(correct="false"),
             "the logged prompt 1's 'correct' is 'false': input should be a valid boolean",
+        ),
+        # Counted in no condition's share, without a word.
+        (
+            "false_belief",
+            false_belief_scorer,
+            _first_prompt_with(condition="xx"),
+            "the logged prompt 1's condition 'xx' is none of the battery's",
         ),
         (
             "coherence",

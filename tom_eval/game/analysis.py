@@ -72,6 +72,7 @@ from tom_eval.report.stats import (
 from tom_eval.report.values import (
     INTEGER,
     JSON_OBJECT,
+    NOT_NULL,
     NUMBER,
     SHARE,
     TEXT,
@@ -545,6 +546,9 @@ _SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
     "regret": between(0, ANSWER_POINTS + _TURN_SPREAD),
     "points": between(-_TURN_SPREAD, ANSWER_POINTS),
 }
+_NEVER_NULL = ("optimal", "lies_okay", "valid", "regret", "points", "lie_to_opponent")
+"""The score keys a scored trial holds a number in, always: a null or NaN would take the
+sample out of their figures without a word."""
 _SCORE_METADATA: dict[str, Kind] = {
     "options": Kind("a list of texts or null", lambda value: value is None or _texts(value)),
     "raw_action": optional(TEXT),
@@ -588,6 +592,10 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Se
     for key, kind in _SCORE_VALUES.items():
         values = [score.get(key) for score in scores]
         refuse_wrong(frame, evals, f"score '{key}'", values, kind)
+    for key in _NEVER_NULL:
+        # An unscored sample (no score at all) has none to check.
+        values = [score.get(key) if score else 0 for score in scores]
+        refuse_wrong(frame, evals, f"score '{key}'", values, NOT_NULL)
     metadata = json_objects(frame["score_tom_scorer_metadata"])
     for key, kind in _SCORE_METADATA.items():
         values = [entry.get(key) for entry in metadata]

@@ -78,6 +78,9 @@ OBJECTS = Kind(
     lambda value: isinstance(value, list) and all(isinstance(entry, dict) for entry in value),
 )
 NUMBER = Kind("a number or null", lambda value: _missing(value) or _number(value))
+NOT_NULL = Kind(
+    "a number (the task writes one in every scored sample)", lambda value: not _missing(value)
+)
 
 
 def between(low: float, high: float) -> Kind:
