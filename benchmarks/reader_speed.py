@@ -28,6 +28,7 @@ FRAGMENTS = {
     "empty, and how items left": "empty, Anne moved the apple ",
     "items in and on again": "empty. The ball went into the box, then Bob waved, ",
     "paths with arrows": "empty. apple: box -> bag -> ",
+    "relative clauses": "empty. The ball that was put into the box was ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

@@ -52,7 +52,8 @@ GAMES, TURNS = 50, 40
 
 VERSION = "11-A"
 """The task's version (eval.yaml): 11 since an empty box and the paths, told with arrows, that
-took items out of it are nothing ("Apple: box -> bag. Box: empty."); 10 since an item that went
+took items out of it are nothing ("Apple: box -> bag. Box: empty."), and an item a relative
+clause puts in and the main clause moves on left it; 10 since an item that went
 into the box and on again left it
 ("The box is empty. The ball went into the box first, then was moved to the bag." is nothing); 9
 since what a reply says of another container is not said of the box; 8 since a pronoun later in

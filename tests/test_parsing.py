@@ -999,6 +999,16 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
             "with nothing in it.",
             NOTHING,
         ),
+        # 11-A: an item that a relative clause puts in, and the main clause moves on.
+        ("Nothing. The ball that was put into it was later moved to the bag.", NOTHING),
+        ("Nothing. The ball that was put into the box was later moved to the bag.", NOTHING),
+        (
+            "The box is empty, because the ball that was put into it was later moved to the "
+            "basket, and nothing else went in.",
+            NOTHING,
+        ),
+        ("The ball that was put into the box is still there.", "ball"),
+        ("Empty. The ball that was put into the box was looked at by C.", "ball"),
         # A path that ends in the box keeps the item in, and a plain statement of it stands.
         ("Empty. apple -> box", "apple"),
         ("Box: empty. Apple: bag -> box.", "apple"),

@@ -448,9 +448,11 @@ _MOVES = (
 _MOVED_BEFORE = re.compile(rf"\b(?:{_MOVES})\s+(?:(?:the|an?)\s+)?$", _FLAGS)
 _MOVED = r"(?:moved|put|placed|taken|removed|carried|transferred|swapped)"
 """The story's moves as participles ("was moved")."""
-_MOVED_AFTER = re.compile(rf"\s+(?:was|had\s+been|has\s+been|got)\s+{_MOVED}\b", _FLAGS)
-"""An item moved in the story ("Anne moved the apple", "the apple was taken"), not said to
-be in or out of a container."""
+_MOVED_AFTER = re.compile(
+    rf"\s+(?:(?:that|which)\s+)?(?:was|had\s+been|has\s+been|got)\s+{_MOVED}\b", _FLAGS
+)
+"""An item moved in the story ("Anne moved the apple", "the apple was taken", "the apple
+that was put"), not said to be in or out of a container."""
 _AND = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to one before it in a list ("the orange and the brick")."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
@@ -543,9 +545,20 @@ _ONWARD = re.compile(
 the bag", "then on to the bag", "then from the box to the basket", "then out of the box into
 the bag")."""
 _BY_ITSELF = re.compile(
-    rf"\b{_ITEM_WORDS}\s+(?:was|were|got|gets|is|had\s+been|has\s+been|went|goes)\b", _FLAGS
+    rf"\b{_ITEM_WORDS}\s+(?:(?:that|which)\s+)?(?:was|were|got|gets|is|had\s+been|has\s+been"
+    r"|went|goes)\b",
+    _FLAGS,
 )
-"""An item as the subject of its move ("the ball was put", "the ball went")."""
+"""An item as the subject of its move ("the ball was put", "the ball went", "the ball that
+was put")."""
+_RELATIVE_MOVE = re.compile(
+    rf"\b{_ITEM_WORDS}\s+(?:that|which)\s+(?:was|had\s+been|got)\s+[^.;!?\n]{{0,60}}?"
+    rf"\b(?:(?:in|into|to)\s+(?:the\s+)?{_CONTAINER_WORDS}|(?:in|into)\s+it)\b"
+    r"(?=\s+(?:was|were|got|had\s+been|has\s+been)\b)",
+    _FLAGS,
+)
+"""A relative clause that moves its item in, before the main clause's verb ("the ball that
+was put into the box | was later moved")."""
 _SUBJECTLESS = re.compile(
     rf"[\s,;]*(?:(?:{_THEN}|and|but)\b[\s,]*)*(?:(?:was|were|got|had\s+been)\s+)?(?:{_THEN}\s+)?"
     r"(?:mov|tak|carri|transferr|remov|plac|put|dropp|hid|toss|shift|relocat|brought|return)",
@@ -1761,7 +1774,8 @@ def _moved_in(text: str, container: str | None) -> bool:
     moved_in: _MoveIn | None = None  # the last move in, until a later clause moves it on
     left: _MoveIn | None = None  # the move in that a later clause moved on, until it is back
     since = ""  # the clauses after the last move in or on
-    for clause in _CLAUSE_OR_AFTER.split(text):
+    clauses = (part for whole in _CLAUSE_OR_AFTER.split(text) for part in _relative_parts(whole))
+    for clause in clauses:
         if _EMPTY.search(clause) or _NEGATION.search(clause) or _NOT_DONE.search(clause):
             continue
         if _NO_MORE.search(clause):
@@ -1781,6 +1795,13 @@ def _moved_in(text: str, container: str | None) -> bool:
         else:
             since = said[-_LOOK_BACK:]  # bounded: a long reply stays linear
     return moved_in is not None
+
+
+def _relative_parts(clause: str) -> list[str]:
+    """A clause split after a relative clause that moves its item in ("The ball that was
+    put into the box | was later moved to the bag"), so the move on is a clause of its own."""
+    found = _RELATIVE_MOVE.search(clause)
+    return [clause] if found is None else [clause[: found.end()], clause[found.end() :]]
 
 
 class _MoveIn(NamedTuple):
