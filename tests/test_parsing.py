@@ -1009,6 +1009,9 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ),
         ("The ball that was put into the box is still there.", "ball"),
         ("Empty. The ball that was put into the box was looked at by C.", "ball"),
+        # Not a path someone else believes, whether in an aside or not.
+        ("Empty. Reality: apple: box -> bag. B's belief: apple -> box.", NOTHING),
+        ("Empty. apple: box -> bag. (B still thinks apple -> box.)", NOTHING),
         # A path that ends in the box keeps the item in, and a plain statement of it stands.
         ("Empty. apple -> box", "apple"),
         ("Box: empty. Apple: bag -> box.", "apple"),

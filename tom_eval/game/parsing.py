@@ -1660,11 +1660,13 @@ def _emptied(text: str, container: str | None) -> bool:
 
 def _path_ends(text: str) -> dict[str, str]:
     """Where the last path a text tells of each item ends ("apple -> box, then apple: box
-    -> bag": the apple's is the bag)."""
+    -> bag": the apple's is the bag), but for a path someone else believes ("B's belief:
+    apple -> box", "B still thinks apple -> box")."""
     ends = {}
     for mention in _ITEM.finditer(text):
         path = _PATH.match(text, mention.end())
-        if path is not None:
+        before = text[max(0, mention.start() - _NEGATION_WINDOW) : mention.start()]
+        if path is not None and not _PLAYER_OR_BELIEF.search(_SENTENCE_BREAK.split(before)[-1]):
             ends[mention.group(1).lower()] = path.group("container").lower()
     return ends
 
@@ -1940,6 +1942,8 @@ def _outside_asides(text: str, container: str | None) -> ParsedAnswer | None:
     if any(_NEGATION.search(aside) for aside in asides):
         return None
     items = _asserted_items(plain, container)
+    if items and _emptied(plain, container):  # "Empty. apple: box -> bag. (B thinks ...)"
+        return ParsedAnswer(NOTHING)
     return ParsedAnswer(items[0]) if len(items) == 1 else None
 
 
