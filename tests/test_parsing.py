@@ -1012,6 +1012,8 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         # Not a path someone else believes, whether in an aside or not.
         ("Empty. Reality: apple: box -> bag. B's belief: apple -> box.", NOTHING),
         ("Empty. apple: box -> bag. (B still thinks apple -> box.)", NOTHING),
+        # A path told after a player's name was a KeyError: the reply lost its turn.
+        ("Empty. C: apple -> bag", NOTHING),
         # A path that ends in the box keeps the item in, and a plain statement of it stands.
         ("Empty. apple -> box", "apple"),
         ("Box: empty. Apple: bag -> box.", "apple"),

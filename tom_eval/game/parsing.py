@@ -1632,7 +1632,7 @@ def _emptied(text: str, container: str | None) -> bool:
         return False
     if _moved_in(text, container) or _returned(text):  # "Then Anne moves it to the box."
         return False
-    ends: dict[str, str] = {}  # where each item's last path ends, read at the first path
+    ends: dict[str, str] | None = None  # where each item's last path ends, read once
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
         if _NOT_DONE.search(before):
@@ -1640,8 +1640,9 @@ def _emptied(text: str, container: str | None) -> bool:
         if _elsewhere_now(text, match, before, container):
             continue  # "Carol still thinks the ball is in the box", "the ball remained in the bag"
         if _PATH.match(text, match.end()):  # "apple: box -> bag"
-            ends = ends or _path_ends(text)
-            if ends[match.group(1).lower()] == container:
+            ends = _path_ends(text) if ends is None else ends
+            # None: the item's paths are all in someone's view ("C: apple -> bag").
+            if ends.get(match.group(1).lower()) == container:
                 return False
             continue
         moved = (
