@@ -64,7 +64,7 @@ def logged_as(
     the dataclass lacks are let be (the scorer reads some of a record's keys)."""
 
     def refuse(problem: str) -> NoReturn:
-        raise refused(f"sample {sample_id}: {what}{problem}; was the log edited?")
+        raise refused(f"sample {sample_id}: {what}{problem}; was the log edited?") from None
 
     if not isinstance(values, dict):
         refuse(f" is {values!r:.60}, not a record")
@@ -92,9 +92,9 @@ def logged_store(model: type[Stored], sample_id: object) -> Stored:
     held = store()
     what = f"sample {sample_id}: the logged {model.__name__}"
     for name, field in model.model_fields.items():
-        key = f"{model.__name__}:{name}"
         if name in ("store", "instance"):
             continue
+        key = f"{model.__name__}:{name}"
         if key not in held:
             raise refused(f"{what} has no '{name}'; was the log edited?")
         try:
