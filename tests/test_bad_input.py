@@ -147,6 +147,15 @@ class Case:
     """Paths (relative to the folder) that must not exist afterwards."""
 
 
+NULL_REGRET_TURN = {"number": 1, "id": 12, "extra": "0A", "expected_action": "Pass"} | {
+    "optimal": 1.0,
+    "lies_okay": 1.0,
+    "valid": 1.0,
+    "regret": None,
+    "lie_to_opponent": 0.0,
+}
+"""One of A's turns in a game as the scorer writes it, but for a null regret."""
+
 REMOVED = object()
 """The value of `edited_log` that takes the key out."""
 
@@ -682,8 +691,8 @@ CASES = [
         for task, where, key, value, kind in (
             ("tom", "score", "optimal", "yes", "a number from 0 to 1"),
             ("tom", "score", "optimal", 2.5, "a number from 0 to 1"),
-            ("tom", "score", "regret", "x", "a number from 0 to 2.5 or null"),
-            ("tom", "score", "points", -9, "a number from -1.5 to 1 or null"),
+            ("tom", "score", "regret", "x", "a number from 0 to 2.5 (the task writes one"),
+            ("tom", "score", "points", -9, "a number from -1.5 to 1 (the task writes one"),
             ("tom", "metadata", "id", "twelve", "an integer"),
             ("tom", "metadata", "ect", None, "an integer"),
             ("tom", "metadata", "answerer", None, "one of A, B, C, D"),
@@ -707,7 +716,19 @@ CASES = [
     Case(
         "report, a tom log edited to hold score 'regret' null",
         lambda d: ["report", str(edited_log(d, "tom", "score", "regret", None)), "--out", "r"],
-        "epoch 1: score 'regret' is null, not a number (the task writes one in every scored",
+        "epoch 1: score 'regret' is null, not a number from 0 to 2.5 (the task writes one in",
+        ("r",),
+    ),
+    # Likewise a turn of A's in a game: its mean regret left it out.
+    Case(
+        "report, a game log edited to hold an A turn's regret null",
+        lambda d: [
+            "report",
+            str(edited_log(d, "game", "score metadata", "a_turns", [NULL_REGRET_TURN])),
+            "--out",
+            "r",
+        ],
+        "score metadata 'a_turns' is [{",
         ("r",),
     ),
     *(

@@ -515,7 +515,7 @@ def edited_first_sample(folder: Path, edit: Any) -> None:
         # Averaged into the mean regret as it was.
         (
             lambda sample: sample.scores["tom_scorer"].value.update(regret=1e308),
-            "score 'regret' is 1e+308, not a number from 0 to 2.5 or null",
+            "score 'regret' is 1e+308, not a number from 0 to 2.5 (the task writes one",
         ),
         # Over 64 bits: no column of a table holds it (pyarrow's OverflowError).
         (

@@ -72,7 +72,6 @@ from tom_eval.report.stats import (
 from tom_eval.report.values import (
     INTEGER,
     JSON_OBJECT,
-    NOT_NULL,
     NUMBER,
     SHARE,
     TEXT,
@@ -84,6 +83,7 @@ from tom_eval.report.values import (
     parsed_object,
     refuse_missing_keys,
     refuse_wrong,
+    required,
 )
 from tom_eval.task_args import NOT_GIVEN
 
@@ -540,15 +540,15 @@ _SAMPLE_KINDS: dict[str, Kind] = {
 """The sample metadata the report reads, as the task writes it."""
 _TURN_SPREAD = ANSWER_POINTS + ACTION_COST
 """The most a turn's points can be from nothing: an answer's points and an action's cost."""
+_NEVER_NULL = ("optimal", "lies_okay", "valid", "regret", "points", "lie_to_opponent")
+"""The score keys a scored trial, and each of A's turns in a game, holds a number in."""
 _SCORE_VALUES: dict[str, Kind] = {key: SHARE for key in SCORE_KEYS} | {
     # From a right answer for free to a wrong one after an Ask or a Tell (A's own actions
     # cost Blue alone).
     "regret": between(0, ANSWER_POINTS + _TURN_SPREAD),
     "points": between(-_TURN_SPREAD, ANSWER_POINTS),
 }
-_NEVER_NULL = ("optimal", "lies_okay", "valid", "regret", "points", "lie_to_opponent")
-"""The score keys a scored trial holds a number in, always: a null or NaN would take the
-sample out of their figures without a word."""
+_SCORE_VALUES |= {key: required(_SCORE_VALUES[key]) for key in _NEVER_NULL}
 _SCORE_METADATA: dict[str, Kind] = {
     "options": Kind("a list of texts or null", lambda value: value is None or _texts(value)),
     "raw_action": optional(TEXT),
@@ -589,13 +589,11 @@ def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scores: pd.Se
                 frame, evals, f"metadata '{column[len('metadata_') :]}'", frame[column], kind
             )
     refuse_missing_keys(frame, evals, "score", scores, _SCORE_VALUES)
+    # An unscored sample (no score at all) has no values to check.
+    scored = [bool(score) for score in scores]
     for key, kind in _SCORE_VALUES.items():
-        values = [score.get(key) for score in scores]
-        refuse_wrong(frame, evals, f"score '{key}'", values, kind)
-    for key in _NEVER_NULL:
-        # An unscored sample (no score at all) has none to check.
-        values = [score.get(key) if score else 0 for score in scores]
-        refuse_wrong(frame, evals, f"score '{key}'", values, NOT_NULL)
+        values = [score.get(key) for score in scores[scored]]
+        refuse_wrong(frame[scored], evals, f"score '{key}'", values, kind)
     metadata = json_objects(frame["score_tom_scorer_metadata"])
     for key, kind in _SCORE_METADATA.items():
         values = [entry.get(key) for entry in metadata]

@@ -78,9 +78,6 @@ OBJECTS = Kind(
     lambda value: isinstance(value, list) and all(isinstance(entry, dict) for entry in value),
 )
 NUMBER = Kind("a number or null", lambda value: _missing(value) or _number(value))
-NOT_NULL = Kind(
-    "a number (the task writes one in every scored sample)", lambda value: not _missing(value)
-)
 
 
 def between(low: float, high: float) -> Kind:
@@ -119,6 +116,15 @@ def objects_with(fields: Mapping[str, Kind], words: str = "") -> Kind:
                 kind.accepts(entry.get(name)) for entry in value for name, kind in fields.items()
             )
         ),
+    )
+
+
+def required(kind: Kind) -> Kind:
+    """`kind` without its null, for a value the task writes in every scored sample: a null
+    or NaN there would take the sample out of that value's figures without a word."""
+    return Kind(
+        f"{kind.words.removesuffix(' or null')} (the task writes one in every scored sample)",
+        lambda value: not _missing(value) and kind.accepts(value),
     )
 
 
