@@ -44,7 +44,7 @@ from tom_eval.coherence.metrics import (
 )
 from tom_eval.coherence.rational import DEFAULT_COST, DEFAULT_TEMPERATURE
 from tom_eval.coherence.solver import CoherenceRecord
-from tom_eval.coherence.worlds import answers, find_item, is_item_id
+from tom_eval.coherence.worlds import is_item_id, logged_answer_problem
 from tom_eval.refusal import logged_store, refuse_other_tasks, refused
 
 VALUES = ("reply_answers", "read", "by_logprobs")
@@ -101,25 +101,6 @@ def coherence_metrics(
     ]
 
 
-def _refuse_other_answers(record: CoherenceRecord, item_id: str, sample_id: object) -> None:
-    """Refuse, in one line, a logged distribution or reply answer that is not of the item's
-    answers, or a probability that is not one: only a log edited by hand, scored again,
-    holds one, and the run's metrics would join it to the item's other answers."""
-    given = [*(record.distribution or {}), *filter(None, [record.reply_answer])]
-    foreign = [answer for answer in given if answer not in answers(find_item(item_id))]
-    if foreign:
-        raise refused(
-            f"sample {sample_id}: the logged answer {foreign[0]!r:.60} is not one of item "
-            f"{item_id}'s; was the log edited?"
-        )
-    for answer, probability in (record.distribution or {}).items():
-        if not 0 <= probability <= 1:  # NaN too
-            raise refused(
-                f"sample {sample_id}: the logged probability of {answer!r:.60} is "
-                f"{probability!r}, not from 0 to 1; was the log edited?"
-            )
-
-
 @scorer(metrics=coherence_metrics())
 def coherence_scorer() -> Scorer:
     """Carries each item's distribution to the run's metrics."""
@@ -135,7 +116,9 @@ def coherence_scorer() -> Scorer:
                 "was the log edited?"
             )
         record = logged_store(CoherenceRecord, state.sample_id)
-        _refuse_other_answers(record, item_id, state.sample_id)
+        problem = logged_answer_problem(item_id, record.distribution or {}, record.reply_answer)
+        if problem:
+            raise refused(f"sample {state.sample_id}: {problem}; was the log edited?")
         distribution = record.distribution or {}
         ranked = sorted(distribution.items(), key=lambda pair: -pair[1])
         return Score(

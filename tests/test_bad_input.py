@@ -719,6 +719,13 @@ CASES = [
         "epoch 1: score 'regret' is null, not a number from 0 to 2.5 (the task writes one in",
         ("r",),
     ),
+    # Read into the item's correlations as it was; the scorer refuses it too.
+    Case(
+        "report, a coherence log edited to hold probabilities of 2",
+        lambda d: ["report", str(overcertain_coherence_log(d)), "--out", "r"],
+        "score metadata 'distribution' is {",
+        ("r",),
+    ),
     # Likewise a turn of A's in a game: its mean regret left it out.
     Case(
         "report, a game log edited to hold an A turn's regret null",
@@ -979,6 +986,18 @@ def edited_log(
             del values[key]
         else:
             values[key] = value
+    write_eval_log(edited, str(log))
+    return log
+
+
+def overcertain_coherence_log(working: Path) -> Path:
+    """The coherence task's log with each probability its samples logged set to 2."""
+    (log,) = logs(working, "coherence").iterdir()
+    edited = read_eval_log(str(log))
+    for sample in edited.samples or []:
+        metadata = sample.scores["coherence_scorer"].metadata if sample.scores else None
+        assert metadata is not None
+        metadata["distribution"] = dict.fromkeys(metadata["distribution"], 2.0)
     write_eval_log(edited, str(log))
     return log
 

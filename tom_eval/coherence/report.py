@@ -28,9 +28,8 @@ from tom_eval.coherence.worlds import (
     DOMAINS,
     INFERENCE_TASKS,
     TASKS,
-    answers,
-    find_item,
     is_item_id,
+    logged_answer_problem,
 )
 from tom_eval.report.charts import save
 from tom_eval.report.logs import (
@@ -49,7 +48,7 @@ from tom_eval.report.logs import (
 )
 from tom_eval.report.section import Context
 from tom_eval.report.tables import cell, csv, markdown
-from tom_eval.report.values import NUMBER, SHARE, Kind, refuse_missing_keys, refuse_wrong
+from tom_eval.report.values import SHARE, Kind, refuse_missing_keys, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
@@ -250,12 +249,13 @@ _DISTRIBUTION = Kind(
 
 
 def _distribution(item_id: Any, distribution: Any) -> bool:
-    """A distribution over the item's own answers (or none read)."""
+    """A distribution over the item's own answers (or none read); an item id of no item is
+    refused on its own."""
     if not distribution:
         return True
-    if not isinstance(distribution, dict) or not all(map(NUMBER.accepts, distribution.values())):
+    if not isinstance(distribution, dict):
         return False
-    return not is_item_id(item_id) or set(distribution) <= set(answers(find_item(item_id)))
+    return not is_item_id(item_id) or logged_answer_problem(item_id, distribution) is None
 
 
 def _refuse_wrong_values(frame: pd.DataFrame, evals: pd.DataFrame, scored: pd.DataFrame) -> None:

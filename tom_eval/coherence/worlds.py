@@ -26,6 +26,7 @@ are the actions themselves.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
@@ -220,6 +221,29 @@ def answers(item: Item) -> tuple[str, ...]:
     return tuple(
         mental_state_key(beliefs, desires) for beliefs, desires in product(all_beliefs, all_desires)
     )
+
+
+def logged_answer_problem(
+    item_id: str, distribution: Mapping[str, object], reply_answer: str | None = None
+) -> str | None:
+    """What is wrong with a logged distribution (and reply answer) for the item: an answer
+    that is not one of the item's, or a probability not from 0 to 1; None when nothing is.
+    Only a log edited by hand holds one, and the run's figures would join it to the item's
+    other answers, so the scorer and the report both refuse it."""
+    own = answers(find_item(item_id))
+    given = [*distribution, *filter(None, [reply_answer])]
+    foreign = [answer for answer in given if answer not in own]
+    if foreign:
+        return f"the logged answer {foreign[0]!r:.60} is not one of item {item_id}'s"
+    for answer, probability in distribution.items():
+        if not _probability(probability):
+            return f"the logged probability of {answer!r:.60} is {probability!r}, not from 0 to 1"
+    return None
+
+
+def _probability(value: object) -> bool:
+    # NaN fails both comparisons; a bool is a JSON true or false, not a number.
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def forward_item(item: Item, answer: str) -> Item:
