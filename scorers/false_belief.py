@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 from inspect_ai.scorer import Metric, Score, Scorer, Target, grouped, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from tom_eval.false_belief.items import CONDITIONS, PERTURBATIONS, PROMPT_KINDS, PromptKind
+from tom_eval.false_belief.items import ALL_CONDITIONS, ALL_PERTURBATIONS, PROMPT_KINDS
 from tom_eval.false_belief.parsing import on_key
-from tom_eval.false_belief.solver import Estimator, FalseBeliefRecord
-from tom_eval.refusal import logged_as, logged_store, refuse_other_tasks, refused
+from tom_eval.false_belief.solver import FalseBeliefRecord, PromptOutcome, StepOutcome
+from tom_eval.refusal import logged_as, logged_store, refuse_other_tasks
 
-ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
-ALL_PERTURBATIONS = tuple(dict.fromkeys(PERTURBATIONS["contents"] + PERTURBATIONS["transfer"]))
 VERSIONS = ("original", "reversed")
 
 
@@ -70,50 +68,15 @@ def _share(
     return sum(1 for c in completions if counted(c)) / len(completions)
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    """A prompt's outcome, as the scorer reads it from the solver's record
-    (`solver._answer`) and logs it, without the prompt's long text (the transcript has that)."""
-
-    story: int
-    condition: str
-    reversed: bool
-    perturbed: bool
-    kind: PromptKind
-    expected: str | None
-    wrong: str
-    first_word: str | None
-    correct: bool
-    estimator: Estimator
-    p_right: float | None
-    p_wrong: float | None
-    key_mass: float | None
-
-
-@dataclass(frozen=True)
-class _StepOutcome(_Outcome):
-    """A prompt's outcome after one sentence of a story told sentence by sentence."""
-
-    step: int
-
-
 def _outcomes(
-    records: list[dict[str, Any]], kind: type[_Outcome], sample_id: object, what: str
-) -> list[_Outcome]:
+    records: list[dict[str, Any]], kind: type[PromptOutcome], sample_id: object, what: str
+) -> list[PromptOutcome]:
     """The outcomes of the logged prompts: the solver's, or, when a log edited by hand is
-    scored again, refused in one line for a key taken out, a value of another type or a
-    condition the battery has not (its prompt would count in no share)."""
-    outcomes = []
-    for number, record in enumerate(records, start=1):
-        where = f"the logged {what} {number}"
-        outcome = logged_as(kind, record, sample_id, where, others=True)
-        if outcome.condition not in (*ALL_CONDITIONS, *ALL_PERTURBATIONS):
-            raise refused(
-                f"sample {sample_id}: {where}'s condition {outcome.condition!r:.60} is none "
-                "of the battery's; was the log edited?"
-            )
-        outcomes.append(outcome)
-    return outcomes
+    scored again, refused in one line (`PromptOutcome`)."""
+    return [
+        logged_as(kind, record, sample_id, f"the logged {what} {number}", others=True)
+        for number, record in enumerate(records, start=1)
+    ]
 
 
 def _line(completion: dict[str, Any]) -> str:
@@ -140,8 +103,8 @@ def false_belief_scorer() -> Scorer:
         )
         record = logged_store(FalseBeliefRecord, state.sample_id)
         completions = record.completions
-        outcomes = _outcomes(completions, _Outcome, state.sample_id, "prompt")
-        steps = _outcomes(record.steps, _StepOutcome, state.sample_id, "sentence-step prompt")
+        outcomes = _outcomes(completions, PromptOutcome, state.sample_id, "prompt")
+        steps = _outcomes(record.steps, StepOutcome, state.sample_id, "sentence-step prompt")
         value = score_value(completions)
         estimators = sorted({outcome.estimator for outcome in outcomes + steps})
         return Score(

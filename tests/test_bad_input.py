@@ -703,8 +703,8 @@ CASES = [
             ("tom", "score metadata", "options", 5, "a list of texts or null"),
             ("game", "score", "win", 2, "a number from 0 to 1"),
             ("game", "score metadata", "a_turns", [{"number": "x"}], "a list of A's turns"),
-            ("false_belief", "score metadata", "prompts", "x", "a list of objects with story"),
-            ("false_belief", "score metadata", "prompts", [{"x": 1}], "a list of objects with"),
+            ("false_belief", "score metadata", "prompts", "x", "a list of prompt outcomes as the"),
+            ("false_belief", "score metadata", "prompts", [{"x": 1}], "a list of prompt outcomes"),
             ("coherence", "score", "read", "x", "a number from 0 to 1"),
             ("coherence", "score metadata", "item_id", "x", "the id of an item"),
             ("coherence", "score metadata", "distribution", [1], "an object of the item's"),
@@ -717,6 +717,32 @@ CASES = [
         "report, a tom log edited to hold score 'regret' null",
         lambda d: ["report", str(edited_log(d, "tom", "score", "regret", None)), "--out", "r"],
         "epoch 1: score 'regret' is null, not a number from 0 to 2.5 (the task writes one in",
+        ("r",),
+    ),
+    # A TypeError in the report's estimators column (NaN beside text).
+    Case(
+        "report, a false-belief log edited to lack each prompt's estimator",
+        lambda d: [
+            "report",
+            str(edited_outcomes(d, "prompts", "estimator", REMOVED)),
+            "--out",
+            "r",
+        ],
+        "score metadata 'prompts' is [{",
+        ("r",),
+    ),
+    # Counted in no share.
+    Case(
+        "report, a false-belief log edited to hold a condition the battery has not",
+        lambda d: ["report", str(edited_outcomes(d, "prompts", "condition", "xx")), "--out", "r"],
+        "not a list of prompt outcomes as the scorer writes them",
+        ("r",),
+    ),
+    # A KeyError: the step's story had no reality prompt to give the truth.
+    Case(
+        "report, a false-belief log edited to hold a step of a story it has not",
+        lambda d: ["report", str(edited_outcomes(d, "steps", "story", 99)), "--out", "r"],
+        "a sentence-step prompt's story is 99, not one of the sample's stories",
         ("r",),
     ),
     # Read into the item's correlations as it was; the scorer refuses it too.
@@ -941,7 +967,7 @@ _LOGS: dict[str, Path] = {}
 RUNS: dict[str, tuple[Callable[..., Task], str, dict[str, object], int | None]] = {
     "tom": (tom, "tom/oracle", {"ids": 12, "reps": 1}, None),
     "game": (tom, "tom/oracle", {"mode": "game"}, 1),
-    "false_belief": (false_belief, "tom/belief-oracle", {}, 1),
+    "false_belief": (false_belief, "tom/belief-oracle", {"sentence_by_sentence": True}, 1),
     "coherence": (coherence, "tom/rational", {}, 1),
     "knp": (knp, "tom/gold", {"data_dir": str(ROOT / "tests/fixtures/knowledge")}, 1),
 }
@@ -986,6 +1012,24 @@ def edited_log(
             del values[key]
         else:
             values[key] = value
+    write_eval_log(edited, str(log))
+    return log
+
+
+def edited_outcomes(working: Path, outcomes: str, key: str, value: object) -> Path:
+    """The false-belief log with one value of every prompt's (`outcomes`: "prompts") or
+    sentence step's ("steps") outcome in its score metadata changed (taken out, for
+    `REMOVED`)."""
+    (log,) = logs(working, "false_belief").iterdir()
+    edited = read_eval_log(str(log))
+    for sample in edited.samples or []:
+        metadata = sample.scores["false_belief_scorer"].metadata if sample.scores else None
+        assert metadata is not None and metadata[outcomes]
+        for outcome in metadata[outcomes]:
+            if value is REMOVED:
+                del outcome[key]
+            else:
+                outcome[key] = value
     write_eval_log(edited, str(log))
     return log
 

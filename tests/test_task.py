@@ -411,7 +411,7 @@ def _first_prompt_with(**changes: object) -> Callable[[Any], None]:
             "false_belief",
             false_belief_scorer,
             _first_prompt_with(condition="xx"),
-            "the logged prompt 1's condition 'xx' is none of the battery's",
+            "the logged prompt 1's 'condition' is 'xx': none of the battery's",
         ),
         (
             "coherence",

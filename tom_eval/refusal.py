@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cache
 from types import TracebackType
-from typing import Any, NoReturn, TypeVar, cast, get_type_hints
+from typing import Any, TypeVar, cast, get_type_hints
 
 import rich
 from inspect_ai._util.error import PrerequisiteError
@@ -62,26 +62,37 @@ def logged_as(
     "false" as text is not false) is refused in one line naming the sample, `what` was read
     ("the logged turn 3") and the value, not a traceback deep in the scorer. `others`: keys
     the dataclass lacks are let be (the scorer reads some of a record's keys)."""
+    read = as_record(kind, values, others)
+    if isinstance(read, str):
+        raise refused(f"sample {sample_id}: {what}{read}; was the log edited?")
+    return read
 
-    def refuse(problem: str) -> NoReturn:
-        raise refused(f"sample {sample_id}: {what}{problem}; was the log edited?") from None
 
+def as_record(kind: type[Logged], values: object, others: bool = False) -> Logged | str:
+    """`values` read back as a dataclass `kind` (`logged_as`), or the words for what keeps
+    them from being one, to follow the name of what was read: " has no 'turns'", "'s
+    'blue' is '7': input should be a valid number". A ValueError from the dataclass's own
+    checks (`__post_init__`) is such words too. The report reads the score metadata the
+    scorers write through it, so a scorer and the report hold a record to one layout."""
     if not isinstance(values, dict):
-        refuse(f" is {values!r:.60}, not a record")
+        return f" is {values!r:.60}, not a record"
     hints = _hints(cast(Hashable, kind))
     known = {field.name: field for field in dataclasses.fields(kind)}  # type: ignore[arg-type]
     added = [key for key in values if key not in known]
     if added and not others:
-        refuse(f" has '{added[0]}', which the task does not write")
+        return f" has '{added[0]}', which the task does not write"
     for name, field in known.items():
         if name in values:
             try:
                 _adapter(hints[name]).validate_python(values[name], strict=True)
             except ValidationError as error:
-                refuse("'s " + _problem(name, error.errors()[0]))
+                return "'s " + _problem(name, error.errors()[0])
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
-            refuse(f" has no '{name}'")
-    return kind(**{name: value for name, value in values.items() if name in known})
+            return f" has no '{name}'"
+    try:
+        return kind(**{name: value for name, value in values.items() if name in known})
+    except ValueError as error:
+        return f"'s {error}"
 
 
 def logged_store(model: type[Stored], sample_id: object) -> Stored:

@@ -25,6 +25,8 @@ PERTURBATIONS: dict[Family, tuple[str, ...]] = {
     "transfer": (),
 }
 """Ullman-style trivial alterations of the false-belief story (an optional split)."""
+ALL_CONDITIONS = tuple(dict.fromkeys(CONDITIONS["contents"] + CONDITIONS["transfer"]))
+ALL_PERTURBATIONS = tuple(dict.fromkeys(PERTURBATIONS["contents"] + PERTURBATIONS["transfer"]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ import pandas as pd
 from tom_eval.errors import InputError
 from tom_eval.false_belief.item_file import ITEM_DIGEST
 from tom_eval.false_belief.parsing import on_key
+from tom_eval.false_belief.solver import PromptOutcome, StepOutcome
 from tom_eval.report.charts import save
 from tom_eval.report.logs import (
     changed_settings,
@@ -32,17 +33,7 @@ from tom_eval.report.logs import (
 from tom_eval.report.section import Context
 from tom_eval.report.stats import EPOCHS_AS_TRIALS, wilson
 from tom_eval.report.tables import cell, csv, interval, markdown
-from tom_eval.report.values import (
-    INTEGER,
-    NUMBER,
-    TEXT,
-    TRUTH,
-    Kind,
-    objects_with,
-    optional,
-    refuse_missing_keys,
-    refuse_wrong,
-)
+from tom_eval.report.values import Kind, records_of, refuse_missing_keys, refuse_wrong
 from tom_eval.task_args import NOT_GIVEN
 
 PAPER = (
@@ -177,6 +168,17 @@ def outcomes(
     for key, kind in (("prompts", _PROMPTS), ("steps", _STEPS)):
         values = [metadata.get(key, []) for metadata in scored]
         refuse_wrong(frame, evals, f"score metadata '{key}'", values, kind)
+    untold = [
+        sorted(_stories(metadata, "steps") - _stories(metadata, "prompts")) for metadata in scored
+    ]
+    refuse_wrong(
+        frame,
+        evals,
+        "a sentence-step prompt's story",
+        untold,
+        _ALL_TOLD,
+        lambda stories: stories[0],
+    )
     prompts, steps = [], []
     unscored: dict[str, int] = {}
     for row, metadata in zip(frame.to_dict("records"), scored, strict=True):
@@ -202,21 +204,21 @@ def outcomes(
     return pd.DataFrame(prompts), pd.DataFrame(steps)
 
 
-_OUTCOME: dict[str, Kind] = {
-    "story": INTEGER,
-    "kind": TEXT,
-    "expected": optional(TEXT),
-    "wrong": TEXT,
-    "first_word": optional(TEXT),
-    "correct": TRUTH,
-    "reversed": TRUTH,
-    "perturbed": TRUTH,
-}
-"""A prompt's outcome as the scorer writes it (`scorers/false_belief.py`)."""
-_PROMPTS = objects_with(_OUTCOME)
-_STEPS = objects_with(
-    _OUTCOME | {"step": INTEGER, "p_right": NUMBER, "p_wrong": NUMBER, "key_mass": NUMBER}
-)
+_PROMPTS = records_of(PromptOutcome, "a list of prompt outcomes as the scorer writes them")
+_STEPS = records_of(StepOutcome, "a list of sentence-step outcomes as the scorer writes them")
+
+
+_ALL_TOLD = Kind("one of the sample's stories", lambda untold: not untold)
+
+
+def _stories(metadata: dict[str, Any], outcomes: str) -> set[int]:
+    """The stories of a sample's reality prompts (`outcomes`: "prompts") or sentence steps
+    ("steps"): a step's truth is its story's reality prompt's answer."""
+    return {
+        outcome["story"]
+        for outcome in metadata.get(outcomes, [])
+        if outcomes == "steps" or outcome["kind"] == "reality"
+    }
 
 
 def _key_probabilities(step: dict[str, Any], truth: str) -> dict[str, float | None]:

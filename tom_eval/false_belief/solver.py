@@ -19,6 +19,7 @@ The estimator actually used is recorded with every prompt.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from inspect_ai.model import (
@@ -33,6 +34,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, collect, span, store_as
 from pydantic import Field
 
+from tom_eval.false_belief.items import ALL_CONDITIONS, ALL_PERTURBATIONS, PromptKind
 from tom_eval.false_belief.parsing import (
     KeyProbability,
     correct,
@@ -44,6 +46,45 @@ from tom_eval.false_belief.parsing import (
 Estimator = Literal["first_word", "logprobs", "sampling"]
 ESTIMATORS: tuple[Estimator, ...] = ("first_word", "logprobs", "sampling")
 TOP_LOGPROBS = 20
+_FROM_THE_PROMPT = (
+    *("story", "condition", "reversed", "perturbed", "kind", "expected", "wrong", "step"),
+)
+"""A prompt's outcome's fields that the prompt's record (the sample's metadata) gives
+(`step` only a sentence-step prompt's)."""
+
+
+@dataclass(frozen=True)
+class PromptOutcome:
+    """A prompt's outcome: the solver records it beside the prompt's own record and the
+    reply (`_answer`); the scorer reads it back and logs it without the long texts (the
+    transcript has them), where the report reads it (both through `refusal.as_record`, so a
+    log edited by hand is refused in one line). A condition the battery has not is refused
+    too: its prompt would count in no share."""
+
+    story: int
+    condition: str
+    reversed: bool
+    perturbed: bool
+    kind: PromptKind
+    expected: str | None
+    wrong: str
+    first_word: str | None
+    correct: bool
+    estimator: Estimator
+    p_right: float | None
+    p_wrong: float | None
+    key_mass: float | None
+
+    def __post_init__(self) -> None:
+        if self.condition not in (*ALL_CONDITIONS, *ALL_PERTURBATIONS):
+            raise ValueError(f"'condition' is {self.condition!r:.60}: none of the battery's")
+
+
+@dataclass(frozen=True)
+class StepOutcome(PromptOutcome):
+    """A prompt's outcome after one sentence of a story told sentence by sentence."""
+
+    step: int
 
 
 class FalseBeliefRecord(StoreModel):
@@ -110,21 +151,22 @@ async def _answer(
                 draws_right = sum(right) / len(right)
     word = first_word(output.completion, text)
     by_word = correct(word, prompt["expected"], wrong)
-    result = prompt | {
-        "completion": output.completion,
-        "first_word": word,
-        "first_word_correct": by_word,
-        "estimator": used,
-        "p_right": None if probability is None else probability.first,
-        "p_wrong": None if probability is None else probability.second,
-        "key_mass": None if probability is None else probability.mass,
-    }
-    result["correct"] = (
-        by_word
-        if used == "first_word"
-        else _likely_right(prompt["expected"], probability, draws_right)
+    outcome = (StepOutcome if "step" in prompt else PromptOutcome)(
+        **{name: prompt[name] for name in _FROM_THE_PROMPT if name in prompt},
+        first_word=word,
+        correct=(
+            by_word
+            if used == "first_word"
+            else _likely_right(prompt["expected"], probability, draws_right)
+        ),
+        estimator=used,
+        p_right=None if probability is None else probability.first,
+        p_wrong=None if probability is None else probability.second,
+        key_mass=None if probability is None else probability.mass,
     )
-    return result
+    return (
+        prompt | {"completion": output.completion, "first_word_correct": by_word} | asdict(outcome)
+    )
 
 
 def _likely_right(

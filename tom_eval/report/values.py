@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 import pandas as pd
 
 from tom_eval.errors import InputError
+from tom_eval.refusal import as_record
 
 
 @dataclass(frozen=True)
@@ -99,10 +100,6 @@ SHARE = Kind(
     # A score's 0 or 1 may be read back as a bool: the same value.
     lambda value: isinstance(value, bool) or _FROM_0_TO_1.accepts(value),
 )
-TRUTH = Kind(
-    "true or false",
-    lambda value: isinstance(value, bool) or (isinstance(value, int | float) and value in (0, 1)),
-)
 
 
 def objects_with(fields: Mapping[str, Kind], words: str = "") -> Kind:
@@ -125,6 +122,18 @@ def required(kind: Kind) -> Kind:
     return Kind(
         f"{kind.words.removesuffix(' or null')} (the task writes one in every scored sample)",
         lambda value: not _missing(value) and kind.accepts(value),
+    )
+
+
+def records_of(kind: type, words: str) -> Kind:
+    """A list of dataclass `kind` records as a scorer logs them: each key of `kind` there,
+    of its type, and no other (`refusal.as_record`, which the scorer's own check uses)."""
+    return Kind(
+        words,
+        lambda value: (
+            isinstance(value, list)
+            and all(not isinstance(as_record(kind, entry), str) for entry in value)
+        ),
     )
 
 
