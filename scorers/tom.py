@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Protocol
 
 from inspect_ai.scorer import (
@@ -217,15 +217,9 @@ def tom_scorer() -> Scorer:
             story = read_story_fields(state.metadata["story"], str(state.sample_id))
         except InputError as error:  # it names the sample
             raise refused(f"sample {error}; was the log edited?") from None
-        for name in ("lose", "neutral"):
-            if not isinstance(state.metadata[name], bool):
-                raise refused(
-                    f"sample {state.sample_id}: '{name}' is {state.metadata[name]!r}, not true "
-                    "or false; was the log edited?"
-                )
+        played = logged_as(_Rules, state.metadata, state.sample_id, "the metadata", others=True)
         # The rules the turn was played under: they set what each action is worth.
-        rules = Rules(lose=state.metadata["lose"])
-        solution = shared_solution(story, rules, state.metadata["neutral"])
+        solution = shared_solution(story, Rules(lose=played.lose), played.neutral)
         what = f"sample {state.sample_id}: the logged turn's action"
         chosen = logged_action(record.action, solution, what)
         value = score_value(solution, chosen, record, record.response_format)
@@ -252,6 +246,15 @@ def _explanation(record: GameRecord, solution: Solution, regret: float) -> str:
         f"({'right' if record.answer_correct else 'wrong'}; the {question} holds {truth})  \n"
         f"**Points** Blue {record.blue:+g}, Red {record.red:+g}"
     )
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The rules a trial was played under, as the scorer reads them from its metadata (the
+    game's scorer reads them with its stories)."""
+
+    lose: bool
+    neutral: bool
 
 
 _GAME_FIELDS = ("story", "lose", "neutral")

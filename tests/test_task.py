@@ -267,7 +267,10 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         ),
         (lambda sample: sample.metadata.update(story={"a": 1}), "missing 'containers'"),
         # Read as true before: the turn was scored again under the other rules.
-        (lambda sample: sample.metadata.update(lose="false"), "'lose' is 'false', not true"),
+        (
+            lambda sample: sample.metadata.update(lose="false"),
+            "the metadata's 'lose' is 'false': input should be a valid boolean",
+        ),
     ],
 )
 def test_a_log_edited_by_hand_is_refused_when_scored_again(
