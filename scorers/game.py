@@ -206,9 +206,8 @@ def _plan(
         entries[read.key] = read
     try:
         return game_plan(metadata, str(sample_id)), entries
-    except InputError as error:  # a story's names the sample; the schedule's does not
-        named = str(error) if str(error).startswith(f"{sample_id} ") else f"{sample_id}: {error}"
-        raise refused(f"sample {named}; was the log edited?") from None
+    except InputError as error:  # it names the sample
+        raise refused(f"sample {error}; was the log edited?") from None
 
 
 def _turn(values: object, number: int, plan: tuple[TurnPlan, ...], sample_id: object) -> TurnRecord:

@@ -395,6 +395,13 @@ def _first_prompt_with(**changes: object) -> Callable[[Any], None]:
             lambda sample: sample.metadata.update(stories=[{"key": "12-0A-r1"}]),
             "the metadata's story 1 has no 'id'",
         ),
+        # The schedule's error, which names no sample of its own.
+        (
+            "game",
+            game_scorer,
+            lambda sample: sample.metadata.update(turns=6),
+            "turns must be a positive multiple of 4",
+        ),
         (
             "false_belief",
             false_belief_scorer,

@@ -35,6 +35,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema, StoreModel, span, store_as
 from pydantic import Field
 
+from tom_eval.errors import InputError
 from tom_eval.game.full_game import TurnPlan, Winner, schedule
 from tom_eval.game.parsing import ResponseFormat
 from tom_eval.game.prompts import SYSTEM_PROMPT
@@ -177,12 +178,16 @@ class GameLog(StoreModel):
 
 
 def game_plan(metadata: dict[str, Any], sample_id: str) -> tuple[TurnPlan, ...]:
-    """The turns of the game a Sample describes (see `dataset.game_dataset`)."""
+    """The turns of the game a Sample describes (see `dataset.game_dataset`). An InputError
+    (only a log edited by hand, scored again, holds one) names the sample first."""
     stories = [
         (entry["key"], read_story_fields(entry["story"], f"{sample_id} {entry['key']}"))
         for entry in metadata["stories"]
     ]
-    return schedule(stories, int(metadata["turns"]))
+    try:
+        return schedule(stories, int(metadata["turns"]))
+    except InputError as error:
+        raise InputError(f"{sample_id}: {error}") from None
 
 
 @solver
