@@ -267,6 +267,9 @@ def test_a_reload_shows_the_same_step_and_a_resubmission_records_nothing(
     assert step is not None
     empty = {"position": str(step.position), "step": str(step.step)}
     assert "Please give an answer" in client.post("/play", data=empty).get_data(as_text=True)
+    forged = empty | {"reply": "Pass\x00\x1b[2J"}
+    assert "Please answer in plain text" in client.post("/play", data=forged).get_data(as_text=True)
+    assert len(store.replies("p1")) == 1
     assert len(store.replies("p1")) == 1  # an empty reply is asked again, not recorded
 
 

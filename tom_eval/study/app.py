@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hmac
 import os
+import re
 import secrets
 import tempfile
 import time
@@ -230,6 +231,8 @@ def security_headers(response: Response) -> Response:
     return response
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters other than a tab or a line break."""
 MAX_REQUEST = 64 * 1024
 """The largest request a page may send (a reply of about 64,000 characters)."""
 TOO_LARGE = "That reply is too long for the study: please go back and shorten it."
@@ -349,6 +352,9 @@ def reply() -> BaseResponse | str:
     text = request.form.get("reply", "").strip()
     if not text:
         return _page(participant, problem="Please give an answer before continuing.")
+    if _CONTROL.search(text):
+        # No keyboard types one: a hand-made request, whose reply would be read as a move.
+        return _page(participant, problem="Please answer in plain text.")
     study.store.add_reply(
         participant.participant,
         step.position,
