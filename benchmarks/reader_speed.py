@@ -29,6 +29,8 @@ FRAGMENTS = {
     "items in and on again": "empty. The ball went into the box, then Bob waved, ",
     "paths with arrows": "empty. apple: box -> bag -> ",
     "relative clauses": "empty. The ball that was put into the box was ",
+    "relative clauses between commas": "empty. The ball, which was in the box, was ",
+    "A's own belief": "empty, I think. The ball which was in the box has been ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

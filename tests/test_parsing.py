@@ -1019,6 +1019,34 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("Box: empty. Apple: bag -> box.", "apple"),
         ("The box has the apple: bag -> box.", "apple"),
         ("- apple: box\n- ball: bag\nThen Anne moved the apple to the basket.", None),
+        # 12-A: an item's relative clause between commas, or one of where it was, is read past.
+        ("Nothing. The ball, which was in the box, was moved to the bag.", NOTHING),
+        ("Nothing. The ball, which was put in the box, was moved to the bag.", NOTHING),
+        ("Box: empty. The ball which was in the box has been moved to the basket.", NOTHING),
+        ("Nothing. The ball, which was in the bag, was moved to the box.", "ball"),
+        (
+            "Empty. The ball, which was in the box, was moved to the bag, then back to the box.",
+            "ball",
+        ),
+        # 12-A: A's own "I think" states its answer; another hedge or player's belief does not.
+        ("Empty, I think. apple: box -> bag.", NOTHING),
+        (
+            "I believe the box is empty. The apple, which was in the box, was later moved to "
+            "the bag.",
+            NOTHING,
+        ),
+        ("The box is empty, I think, but the apple might still be there.", "apple"),
+        ("I think B believes the box is empty, but the apple is in the box.", "apple"),
+        ("I think the box has either nothing or the ball - the last move is unclear to me.", None),
+        ("I think the box is empty. Wait, I think the ball is in the box.", "ball"),
+        ("I think the box is empty. The ball was in the box the entire time.", "ball"),
+        (
+            "The ball was in the box the entire time until C moved it to the bag. Empty now.",
+            NOTHING,
+        ),
+        ("I believe it's empty. The ball was moved to the bag.", NOTHING),
+        # 12-A: "empty" said of the container as it was says nothing of it now.
+        ("The ball, which was in the bag, was moved into the empty box.", "ball"),
     ],
 )
 def test_what_a_reply_says_of_the_box_alone_is_its_answer(reply: str, contents: str | None) -> None:

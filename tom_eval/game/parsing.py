@@ -448,11 +448,19 @@ _MOVES = (
 _MOVED_BEFORE = re.compile(rf"\b(?:{_MOVES})\s+(?:(?:the|an?)\s+)?$", _FLAGS)
 _MOVED = r"(?:moved|put|placed|taken|removed|carried|transferred|swapped)"
 """The story's moves as participles ("was moved")."""
+_WHERE_IT_WAS = (
+    rf"(?:\s+(?:that|which)\s+(?:was|had\s+been)\s+(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?"
+    rf"{_CONTAINER_WORDS})\b)?"
+)
+"""A relative clause that says where an item was, between it and its move ("the ball which
+was in the box | was moved"), read past."""
 _MOVED_AFTER = re.compile(
-    rf"\s+(?:(?:that|which)\s+)?(?:was|had\s+been|has\s+been|got)\s+{_MOVED}\b", _FLAGS
+    rf"{_WHERE_IT_WAS}\s+(?:(?:that|which)\s+)?(?:was|had\s+been|has\s+been|got)\s+{_MOVED}\b",
+    _FLAGS,
 )
 """An item moved in the story ("Anne moved the apple", "the apple was taken", "the apple
-that was put"), not said to be in or out of a container."""
+that was put", "the apple which was in the box has been moved"), not said to be in or out of
+a container."""
 _AND = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to one before it in a list ("the orange and the brick")."""
 _OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
@@ -463,7 +471,7 @@ _HELD_BEFORE = re.compile(
     _FLAGS,
 )
 """What a container held before ("it used to contain the brick", "it held the brick")."""
-_WENT_AFTER = re.compile(r"\s+(?:went|left|moved)\b", _FLAGS)
+_WENT_AFTER = re.compile(rf"{_WHERE_IT_WAS}\s+(?:went|left|moved)\b", _FLAGS)
 """An item that left ("the stapler went from the box to the bag")."""
 _ARROW = r"[^\S\n]*(?:->|=>|\u2192)[^\S\n]*"
 _PATH = re.compile(
@@ -476,7 +484,8 @@ apple went box -> basket -> bag"): the last container is where it is."""
 _ITEM_PATH = re.compile(rf"{_ITEM.pattern}{_PATH.pattern}", _FLAGS)
 _THERE_BEFORE = re.compile(
     rf"\s+(?:was|had\s+been)\s+(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?{_CONTAINER_WORDS})\b"
-    r"(?!\s+(?:all\s+along|still|now|the\s+whole))",
+    r"(?!\s+(?:all\s+along|still|now|the\s+whole)"
+    r"|\s+(?:throughout|the\s+entire\s+time|all\s+the\s+time)[^\S\n]*(?:[.;!?\n]|$))",
     _FLAGS,
 )
 """An item that was in a container before ("previously the brick was there", "the apple was
@@ -560,8 +569,9 @@ _RELATIVE_MOVE = re.compile(
 """A relative clause that moves its item in, before the main clause's verb ("the ball that
 was put into the box | was later moved")."""
 _SUBJECTLESS = re.compile(
-    rf"[\s,;]*(?:(?:{_THEN}|and|but)\b[\s,]*)*(?:(?:was|were|got|had\s+been)\s+)?(?:{_THEN}\s+)?"
-    r"(?:mov|tak|carri|transferr|remov|plac|put|dropp|hid|toss|shift|relocat|brought|return)",
+    rf"[\s,;]*(?:(?:{_THEN}|and|but)\b[\s,]*)*(?:(?:was|were|got|had\s+been|has\s+been)\s+)?"
+    rf"(?:{_THEN}\s+)?"
+    r"(?:mov|tak|carri|transferr|remov|plac|put|dropp|hid|toss|shift|relocat|brought|return|went\b)",
     _FLAGS,
 )
 """What goes on with the same subject ("then was moved to the bag", "but later taken
@@ -592,7 +602,27 @@ _BACK_ALONE = re.compile(rf"\s*(?:{_THEN}\s+)?back(?:\s+again)?\s*", _FLAGS)
 """A move back without a verb ("moved to the bag and back")."""
 _BY_ME = re.compile(r"\bI\s+(?:\w+\s+)?$", _FLAGS)
 """A's own "I" right before a belief word ("I think", "I still believe")."""
-_MOVED_FIRST = re.compile(rf"\s+(?:was|had\s+been|got)\s+{_THEN}\s+{_MOVED}\b", _FLAGS)
+_MY_BELIEF = r"\bI\s+(?:(?:still|really|do|also|honestly|now)\s+)?(?:think|believe|guess|suppose)"
+_MY_EMPTY_BELIEF = re.compile(
+    rf"{_MY_BELIEF}\b(?=(?:\s+that)?\s+(?:the\s+)?(?:{_CONTAINER_WORDS}|it)\b[^.,;:!?\n]{{0,30}}?"
+    r"\b(?:empty|nothing)\b)"
+    rf"|(?<=\bempty)[^\S\n]*,?[^\S\n]*{_MY_BELIEF}\b(?=[^\S\n]*(?:[.,;!?\n\u2014\u2013-]|$))",
+    _FLAGS,
+)
+"""A's own "I think" of the statement that the box is empty ("I think the box is empty",
+"Empty, I think."): A's answer. Not one of something else ("I think the ball is in the
+box"), nor "I don't think" or another player's view."""
+_ATTRIBUTIVE_EMPTY = re.compile(rf"\bempty(?=\s+{_CONTAINER_WORDS}\b)", _FLAGS)
+"""An "empty" said of a container as it was ("moved into the empty box")."""
+_RELATIVE_COMMAS = re.compile(
+    rf"(?P<item>\b{_ITEM_WORDS})\s*,\s*(?P<clause>(?:which|that)\s+[^,.;:!?\n]{{1,60}}?)\s*,(?=\s)",
+    _FLAGS,
+)
+"""An item's relative clause between commas ("The ball, which was in the box, was moved"),
+read as one without them, so the item stays the subject of its move."""
+_MOVED_FIRST = re.compile(
+    rf"{_WHERE_IT_WAS}\s+(?:was|had\s+been|has\s+been|got)\s+{_THEN}\s+{_MOVED}\b", _FLAGS
+)
 """An item moved in the story, with a word of time ("the brick was first put")."""
 _NOW_IN = re.compile(
     r"\s+(?:is|remained|remains|stayed|stays|sits|sat|lies|ended\s+up|was\s+left)\s+"
@@ -1628,7 +1658,12 @@ def _emptied(text: str, container: str | None) -> bool:
     empty - it used to contain the brick", "previously the brick was there"): none put in it
     ("The box was empty; then Anne put the apple in it"), none said to be there, no move
     denied ("Anne never moved the apple"), and no hedge."""
-    if container is None or _HEDGED.search(text) or not _empty_now(text, container):
+    if container is None:
+        return False
+    text = _RELATIVE_COMMAS.sub(r"\g<item> \g<clause>", _as_answered(text))
+    if _HEDGED.search(text) or _DOUBT.search(text) or _undecided(text):
+        return False
+    if not _empty_now(text, container):
         return False
     if _moved_in(text, container) or _returned(text):  # "Then Anne moves it to the box."
         return False
@@ -1659,6 +1694,15 @@ def _emptied(text: str, container: str | None) -> bool:
     return True
 
 
+def _as_answered(text: str) -> str:
+    """A reply without A's own "I think" where it states that the box is empty ("Empty, I
+    think.", "I believe the box is empty"), which is A's answer, not another's view; and
+    without "empty" said of a container ("moved into the empty box"), which says nothing of
+    it now. Each is blanked to spaces, so the reply keeps its length."""
+    text = _MY_EMPTY_BELIEF.sub(lambda found: " " * len(found.group()), text)
+    return _ATTRIBUTIVE_EMPTY.sub(lambda found: " " * len(found.group()), text)
+
+
 def _path_ends(text: str) -> dict[str, str]:
     """Where the last path a text tells of each item ends ("apple -> box, then apple: box
     -> bag": the apple's is the bag), but for a path someone else believes ("B's belief:
@@ -1685,16 +1729,18 @@ def _returned(text: str) -> bool:
 
 def _anothers_belief(sentence: str) -> bool:
     """Whether a sentence tells what someone other than A thinks ("Carol still thinks ...",
-    "B would expect ..."; not "I think ...")."""
-    belief = _BELIEF.search(sentence)
-    return belief is not None and not _BY_ME.search(sentence, 0, belief.start())
+    "B would expect ...", "I believe B still thinks ..."; not "I think ...")."""
+    return any(
+        not _BY_ME.search(sentence, 0, belief.start()) for belief in _BELIEF.finditer(sentence)
+    )
 
 
 def _elsewhere_now(text: str, item: re.Match[str], before: str, container: str) -> bool:
-    """Whether a reply names `item` (`before`: the text right before it) only in what a
-    player thinks ("Carol still thinks the stapler is in the box") or as in another container
-    now ("the ball remained in the bag", "The bag now has the brick")."""
-    if _BELIEF.search(_SENTENCE_BREAK.split(before)[-1]):
+    """Whether a reply names `item` (`before`: the text right before it) only in what
+    another player thinks ("Carol still thinks the stapler is in the box"; A's own "I think
+    the ball is in the box" names it) or as in another container now ("the ball remained in
+    the bag", "The bag now has the brick")."""
+    if _anothers_belief(_SENTENCE_BREAK.split(before)[-1]):
         return True
     now_in = _NOW_IN.match(text, item.end())
     if now_in is not None:
