@@ -18,12 +18,14 @@ from collections.abc import Callable
 from contextlib import closing, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import EvalSample, read_eval_log, write_eval_log
+from inspect_ai.scorer import Score
 from test_scenario_file import reference_like
 
 from conftest import ROOT
@@ -996,54 +998,71 @@ def logs(working: Path, task: str = "tom") -> Path:
     return copy
 
 
+def rewritten(
+    working: Path, task: str, edit: Callable[[EvalSample], None], last_only: bool = False
+) -> Path:
+    """The task's log with `edit` applied to every sample (or to the last one), as a hand
+    edit would."""
+    (log,) = logs(working, task).iterdir()
+    edited = read_eval_log(str(log))
+    for sample in (edited.samples or [])[-1 if last_only else 0 :]:
+        edit(sample)
+    write_eval_log(edited, str(log))
+    return log
+
+
+def put(values: dict[str, Any], key: str, value: object) -> None:
+    """`values[key]` set to `value`, or taken out for `REMOVED`."""
+    if value is REMOVED:
+        del values[key]
+    else:
+        values[key] = value
+
+
+def score_of(sample: EvalSample) -> Score:
+    assert sample.scores is not None
+    (score,) = sample.scores.values()
+    return score
+
+
 def edited_log(
     working: Path, task: str, where: str, key: str, value: object, last_only: bool = False
 ) -> Path:
     """The task's log with one value of every sample's (or of the last sample's) metadata,
-    score or score metadata changed (taken out, for `REMOVED`), as a hand edit would."""
-    (log,) = logs(working, task).iterdir()
-    edited = read_eval_log(str(log))
-    for sample in (edited.samples or [])[-1 if last_only else 0 :]:
-        assert sample.scores is not None
-        (score,) = sample.scores.values()
+    score or score metadata changed (taken out, for `REMOVED`)."""
+
+    def edit(sample: EvalSample) -> None:
+        score = score_of(sample)
         values = {"metadata": sample.metadata, "score": score.value}.get(where, score.metadata)
         assert isinstance(values, dict)
-        if value is REMOVED:
-            del values[key]
-        else:
-            values[key] = value
-    write_eval_log(edited, str(log))
-    return log
+        put(values, key, value)
+
+    return rewritten(working, task, edit, last_only)
 
 
 def edited_outcomes(working: Path, outcomes: str, key: str, value: object) -> Path:
     """The false-belief log with one value of every prompt's (`outcomes`: "prompts") or
     sentence step's ("steps") outcome in its score metadata changed (taken out, for
     `REMOVED`)."""
-    (log,) = logs(working, "false_belief").iterdir()
-    edited = read_eval_log(str(log))
-    for sample in edited.samples or []:
-        metadata = sample.scores["false_belief_scorer"].metadata if sample.scores else None
+
+    def edit(sample: EvalSample) -> None:
+        metadata = score_of(sample).metadata
         assert metadata is not None and metadata[outcomes]
         for outcome in metadata[outcomes]:
-            if value is REMOVED:
-                del outcome[key]
-            else:
-                outcome[key] = value
-    write_eval_log(edited, str(log))
-    return log
+            put(outcome, key, value)
+
+    return rewritten(working, "false_belief", edit)
 
 
 def overcertain_coherence_log(working: Path) -> Path:
     """The coherence task's log with each probability its samples logged set to 2."""
-    (log,) = logs(working, "coherence").iterdir()
-    edited = read_eval_log(str(log))
-    for sample in edited.samples or []:
-        metadata = sample.scores["coherence_scorer"].metadata if sample.scores else None
+
+    def edit(sample: EvalSample) -> None:
+        metadata = score_of(sample).metadata
         assert metadata is not None
         metadata["distribution"] = dict.fromkeys(metadata["distribution"], 2.0)
-    write_eval_log(edited, str(log))
-    return log
+
+    return rewritten(working, "coherence", edit)
 
 
 def renamed_json_log(working: Path) -> Path:
