@@ -51,7 +51,9 @@ GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
 
 VERSION = "12-A"
-"""The task's version (eval.yaml): 12 since an item's relative clause between commas is read past
+"""The task's version (eval.yaml): 12 since a statement's reasons after a colon or a dash are not
+what it says ("The box is empty: the apple was moved to the bag." is nothing), an item's relative
+clause between commas is read past
 ("Nothing. The ball, which was in the box, was moved to the bag." is nothing) and A's own "I
 think" states its answer ("Empty, I think. apple: box -> bag." is nothing); 11 since an empty box
 and the paths, told with arrows, that took items out of it are nothing ("Apple: box -> bag. Box:

@@ -1045,6 +1045,19 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
             NOTHING,
         ),
         ("I believe it's empty. The ball was moved to the bag.", NOTHING),
+        # 12-A: where an item was first, read past.
+        ("Empty. The apple, originally in the box, was moved to the bag.", NOTHING),
+        ("Empty. The apple originally in the box has been moved to the bag.", NOTHING),
+        ("Nothing. The apple, originally in the bag, was moved to the box.", "apple"),
+        # 12-A: a statement's reasons after a colon or a dash.
+        ("The box is empty: the apple was moved to the bag.", NOTHING),
+        ("The box is empty - the apple was moved to the bag.", NOTHING),
+        ("The box is empty \u2014 the apple was moved out of it.", NOTHING),
+        ("The box contains: the apple", "apple"),
+        ("The box has the apple - the ball was moved to the bag.", "apple"),
+        ("The box is empty - wait, no, the apple is still there.", "apple"),
+        ("The box is empty - the apple was moved back into it.", "apple"),
+        ("The box is empty: apple: box -> bag, but B thinks apple -> box.", NOTHING),
         # 12-A: "empty" said of the container as it was says nothing of it now.
         ("The ball, which was in the bag, was moved into the empty box.", "ball"),
     ],

@@ -448,12 +448,14 @@ _MOVES = (
 _MOVED_BEFORE = re.compile(rf"\b(?:{_MOVES})\s+(?:(?:the|an?)\s+)?$", _FLAGS)
 _MOVED = r"(?:moved|put|placed|taken|removed|carried|transferred|swapped)"
 """The story's moves as participles ("was moved")."""
+_AT_FIRST = r"(?:originally|initially|previously|first|once|earlier|at\s+first)"
 _WHERE_IT_WAS = (
-    rf"(?:\s+(?:that|which)\s+(?:was|had\s+been)\s+(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?"
-    rf"{_CONTAINER_WORDS})\b)?"
+    rf"(?:\s+(?:(?:that|which)\s+(?:was|had\s+been)\s+(?:{_AT_FIRST}\s+)?|{_AT_FIRST}\s+)"
+    rf"(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?{_CONTAINER_WORDS})\b)?"
 )
-"""A relative clause that says where an item was, between it and its move ("the ball which
-was in the box | was moved"), read past."""
+"""A relative clause or phrase that says where an item was, between it and its move ("the
+ball which was in the box | was moved", "the ball originally in the box | was moved"), read
+past."""
 _MOVED_AFTER = re.compile(
     rf"{_WHERE_IT_WAS}\s+(?:(?:that|which)\s+)?(?:was|had\s+been|has\s+been|got)\s+{_MOVED}\b",
     _FLAGS,
@@ -554,12 +556,12 @@ _ONWARD = re.compile(
 the bag", "then on to the bag", "then from the box to the basket", "then out of the box into
 the bag")."""
 _BY_ITSELF = re.compile(
-    rf"\b{_ITEM_WORDS}\s+(?:(?:that|which)\s+)?(?:was|were|got|gets|is|had\s+been|has\s+been"
-    r"|went|goes)\b",
+    rf"\b{_ITEM_WORDS}{_WHERE_IT_WAS}\s+(?:(?:that|which)\s+)?(?:was|were|got|gets|is|had\s+been"
+    r"|has\s+been|went|goes)\b",
     _FLAGS,
 )
 """An item as the subject of its move ("the ball was put", "the ball went", "the ball that
-was put")."""
+was put", "the ball originally in the box was moved")."""
 _RELATIVE_MOVE = re.compile(
     rf"\b{_ITEM_WORDS}\s+(?:that|which)\s+(?:was|had\s+been|got)\s+[^.;!?\n]{{0,60}}?"
     rf"\b(?:(?:in|into|to)\s+(?:the\s+)?{_CONTAINER_WORDS}|(?:in|into)\s+it)\b"
@@ -615,7 +617,8 @@ box"), nor "I don't think" or another player's view."""
 _ATTRIBUTIVE_EMPTY = re.compile(rf"\bempty(?=\s+{_CONTAINER_WORDS}\b)", _FLAGS)
 """An "empty" said of a container as it was ("moved into the empty box")."""
 _RELATIVE_COMMAS = re.compile(
-    rf"(?P<item>\b{_ITEM_WORDS})\s*,\s*(?P<clause>(?:which|that)\s+[^,.;:!?\n]{{1,60}}?)\s*,(?=\s)",
+    rf"(?P<item>\b{_ITEM_WORDS})\s*,\s*(?P<clause>(?:which|that|{_AT_FIRST})\s+[^,.;:!?\n]{{1,60}}?)"
+    r"\s*,(?=\s)",
     _FLAGS,
 )
 """An item's relative clause between commas ("The ball, which was in the box, was moved"),
@@ -777,6 +780,10 @@ _ANOTHERS_IGNORANCE = re.compile(
 _HEDGED = re.compile(
     r"\b(?:might|may|could|would|probably|perhaps|maybe|possibly|likely|if|unless)\b", _FLAGS
 )
+_REASONS_MARK = re.compile(r":|\s[-\u2013\u2014]{1,2}\s|[\u2013\u2014]")
+"""A colon or a dash, after which a statement may give its reasons."""
+_BACK_IN = re.compile(r"\b(?:back|return\w*|(?:in|into|to)\s+it)\b", _FLAGS)
+"""Words of an item put back, or into "it" (the container)."""
 _STATEMENT_END = re.compile(
     r"[,;]|\s(?:and|but|since|unless|until|while|whereas|because|although|though)\b", _FLAGS
 )
@@ -2055,12 +2062,27 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         clause_end = statement.start() + len(clause)
         if _believed(explained, clause_end) or _negated(explained, clause_end):
             continue
-        stated = (clause, start + statement.end())
+        stated = (_before_reasons(clause, container), start + statement.end())
     # What follows the statement's verb, its own clause included ("The box contains the
     # banana - sorry, I mean the orange").
     if stated is None or _CONTINUED.search(text[stated[1] :]):
         return None
     return _one_answer(_without_paths_elsewhere(stated[0], container), container)
+
+
+def _before_reasons(clause: str, container: str) -> str:
+    """A statement's clause up to a colon or a dash after what it says, where its reasons
+    begin ("The box is empty: the apple was moved to the bag." says empty; "The box
+    contains: the apple" goes on to say it); whole when what follows may put an item in
+    ("The box is empty - the apple was moved back into it.")."""
+    said = [found.end() for found in (_EMPTY.search(clause), _ITEM.search(clause)) if found]
+    mark = _REASONS_MARK.search(clause, min(said)) if said else None
+    if mark is None:
+        return clause
+    reasons = clause[mark.end() :]
+    if _moves_into(reasons, container) or _BACK_IN.search(reasons):
+        return clause
+    return clause[: mark.start()]
 
 
 def _without_paths_elsewhere(statement: str, container: str) -> str:
