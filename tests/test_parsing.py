@@ -1057,6 +1057,8 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("The box has the apple - the ball was moved to the bag.", "apple"),
         ("The box is empty - wait, no, the apple is still there.", "apple"),
         ("The box is empty - the apple was moved back into it.", "apple"),
+        ("The box is empty - B still thinks the apple is there.", NOTHING),
+        ("The box is empty: B thinks it has the apple.", NOTHING),
         ("The box is empty: apple: box -> bag, but B thinks apple -> box.", NOTHING),
         # 12-A: "empty" said of the container as it was says nothing of it now.
         ("The ball, which was in the bag, was moved into the empty box.", "ball"),

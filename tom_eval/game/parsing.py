@@ -782,6 +782,11 @@ _HEDGED = re.compile(
 )
 _REASONS_MARK = re.compile(r":|\s[-\u2013\u2014]{1,2}\s|[\u2013\u2014]")
 """A colon or a dash, after which a statement may give its reasons."""
+_ASCRIBED = re.compile(
+    r"\s*(?:or\s+so|at\s+least|according\s+to|for\b|as\s+far\s+as|from\b|in\s+\w+'s\b)",
+    _FLAGS,
+)
+"""What ascribes a statement to someone, after a dash ("The box is empty - or so B thinks")."""
 _BACK_IN = re.compile(r"\b(?:back|return\w*|(?:in|into|to)\s+it)\b", _FLAGS)
 """Words of an item put back, or into "it" (the container)."""
 _STATEMENT_END = re.compile(
@@ -2059,10 +2064,14 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
             continue
         explained = piece[: statement.start()] + _without_asides(piece[statement.start() :])
         clause = _STATEMENT_END.split(explained[statement.start() :])[0]
-        clause_end = statement.start() + len(clause)
-        if _believed(explained, clause_end) or _negated(explained, clause_end):
+        said = _before_reasons(clause, container)
+        # Reasons cut off are not read for a belief or a negation of the statement ("The
+        # box is empty - B still thinks the apple is there").
+        checked = explained if said == clause else explained[: statement.start() + len(said)]
+        clause_end = statement.start() + len(said)
+        if _believed(checked, clause_end) or _negated(checked, clause_end):
             continue
-        stated = (_before_reasons(clause, container), start + statement.end())
+        stated = (said, start + statement.end())
     # What follows the statement's verb, its own clause included ("The box contains the
     # banana - sorry, I mean the orange").
     if stated is None or _CONTINUED.search(text[stated[1] :]):
@@ -2080,7 +2089,7 @@ def _before_reasons(clause: str, container: str) -> str:
     if mark is None:
         return clause
     reasons = clause[mark.end() :]
-    if _moves_into(reasons, container) or _BACK_IN.search(reasons):
+    if _moves_into(reasons, container) or _BACK_IN.search(reasons) or _ASCRIBED.match(reasons):
         return clause
     return clause[: mark.start()]
 
