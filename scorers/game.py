@@ -40,7 +40,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from scorers.tom import balanced, key_mean_reducer, logged_action, score_value
+from scorers.tom import PlayedRules, balanced, key_mean_reducer, logged_action, score_value
 from tom_eval.errors import InputError
 from tom_eval.game.decisions import Action
 from tom_eval.game.full_game import TurnPlan
@@ -174,13 +174,12 @@ def game_scorer() -> Scorer:
 
 
 @dataclass(frozen=True)
-class _Game:
-    """What the scorer reads of a game's metadata (`dataset.game_dataset`)."""
+class _Game(PlayedRules):
+    """What the scorer reads of a game's metadata (`dataset.game_dataset`): its rules, and
+    its turns and stories."""
 
     turns: int
     stories: list[dict[str, Any]]
-    lose: bool
-    neutral: bool
 
 
 @dataclass(frozen=True)

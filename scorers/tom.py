@@ -217,7 +217,9 @@ def tom_scorer() -> Scorer:
             story = read_story_fields(state.metadata["story"], str(state.sample_id))
         except InputError as error:  # it names the sample
             raise refused(f"sample {error}; was the log edited?") from None
-        played = logged_as(_Rules, state.metadata, state.sample_id, "the metadata", others=True)
+        played = logged_as(
+            PlayedRules, state.metadata, state.sample_id, "the metadata", others=True
+        )
         # The rules the turn was played under: they set what each action is worth.
         solution = shared_solution(story, Rules(lose=played.lose), played.neutral)
         what = f"sample {state.sample_id}: the logged turn's action"
@@ -249,9 +251,9 @@ def _explanation(record: GameRecord, solution: Solution, regret: float) -> str:
 
 
 @dataclass(frozen=True)
-class _Rules:
-    """The rules a trial was played under, as the scorer reads them from its metadata (the
-    game's scorer reads them with its stories)."""
+class PlayedRules:
+    """The rules a trial or a game was played under, as a scorer reads them from its
+    metadata (the game's scorer reads them with its stories)."""
 
     lose: bool
     neutral: bool

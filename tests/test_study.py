@@ -269,8 +269,7 @@ def test_a_reload_shows_the_same_step_and_a_resubmission_records_nothing(
     assert "Please give an answer" in client.post("/play", data=empty).get_data(as_text=True)
     forged = empty | {"reply": "Pass\x00\x1b[2J"}
     assert "Please answer in plain text" in client.post("/play", data=forged).get_data(as_text=True)
-    assert len(store.replies("p1")) == 1
-    assert len(store.replies("p1")) == 1  # an empty reply is asked again, not recorded
+    assert len(store.replies("p1")) == 1  # an empty or forged reply is asked again, not recorded
 
 
 def test_nobody_can_answer_for_someone_else(study: tuple[Flask, StudyDesign, Store]) -> None:

@@ -47,7 +47,14 @@ Estimator = Literal["first_word", "logprobs", "sampling"]
 ESTIMATORS: tuple[Estimator, ...] = ("first_word", "logprobs", "sampling")
 TOP_LOGPROBS = 20
 _FROM_THE_PROMPT = (
-    *("story", "condition", "reversed", "perturbed", "kind", "expected", "wrong", "step"),
+    "story",
+    "condition",
+    "reversed",
+    "perturbed",
+    "kind",
+    "expected",
+    "wrong",
+    "step",
 )
 """A prompt's outcome's fields that the prompt's record (the sample's metadata) gives
 (`step` only a sentence-step prompt's)."""
