@@ -40,32 +40,32 @@ def _metrics() -> dict[str, list[Metric]]:
     }
 
 
-def score_value(completions: Sequence[dict[str, Any]]) -> dict[str, float]:
-    standard = [c for c in completions if not c["perturbed"]]
+def score_value(outcomes: Sequence[PromptOutcome]) -> dict[str, float]:
+    standard = [outcome for outcome in outcomes if not outcome.perturbed]
     value = {
-        "solved": float(bool(standard) and all(c["correct"] for c in standard)),
+        "solved": float(bool(standard) and all(outcome.correct for outcome in standard)),
         "prompts": _share(standard),
-        "on_key": _share(standard, lambda c: on_key(c["first_word"], c["expected"], c["wrong"])),
+        "on_key": _share(standard, lambda o: on_key(o.first_word, o.expected, o.wrong)),
     }
     for condition in ALL_CONDITIONS:
-        value[condition] = _share([c for c in standard if c["condition"] == condition])
+        value[condition] = _share([o for o in standard if o.condition == condition])
     for kind in PROMPT_KINDS:
-        value[kind] = _share([c for c in standard if c["kind"] == kind])
+        value[kind] = _share([o for o in standard if o.kind == kind])
     for version in VERSIONS:
-        value[version] = _share([c for c in standard if c["reversed"] == (version == "reversed")])
+        value[version] = _share([o for o in standard if o.reversed == (version == "reversed")])
     for perturbation in ALL_PERTURBATIONS:
-        value[perturbation] = _share([c for c in completions if c["condition"] == perturbation])
+        value[perturbation] = _share([o for o in outcomes if o.condition == perturbation])
     return value
 
 
 def _share(
-    completions: Sequence[dict[str, Any]],
-    counted: Callable[[dict[str, Any]], bool] = lambda completion: bool(completion["correct"]),
+    outcomes: Sequence[PromptOutcome],
+    counted: Callable[[PromptOutcome], bool] = lambda outcome: outcome.correct,
 ) -> float:
-    """The share of `completions` that are `counted` (right, by default); NaN for none."""
-    if not completions:
+    """The share of `outcomes` that are `counted` (right, by default); NaN for none."""
+    if not outcomes:
         return math.nan
-    return sum(1 for c in completions if counted(c)) / len(completions)
+    return sum(1 for outcome in outcomes if counted(outcome)) / len(outcomes)
 
 
 def _outcomes(
@@ -79,17 +79,17 @@ def _outcomes(
     ]
 
 
-def _line(completion: dict[str, Any]) -> str:
-    story = completion["condition"] + (" (reversed)" if completion["reversed"] else "")
-    said = completion["first_word"] or "(no word)"
-    expected = completion["expected"] or f"not {completion['wrong']}"
-    mark = "right" if completion["correct"] else "WRONG"
+def _line(outcome: PromptOutcome) -> str:
+    story = outcome.condition + (" (reversed)" if outcome.reversed else "")
+    said = outcome.first_word or "(no word)"
+    expected = outcome.expected or f"not {outcome.wrong}"
+    mark = "right" if outcome.correct else "WRONG"
     probability = (
-        f", P(right key) {completion['p_right']:.2f} by {completion['estimator']}"
-        if completion["p_right"] is not None
+        f", P(right key) {outcome.p_right:.2f} by {outcome.estimator}"
+        if outcome.p_right is not None
         else ""
     )
-    return f"{story}, {completion['kind']}: {said} (expected {expected}; {mark}{probability})"
+    return f"{story}, {outcome.kind}: {said} (expected {expected}; {mark}{probability})"
 
 
 @scorer(metrics=[_metrics()])
@@ -102,15 +102,13 @@ def false_belief_scorer() -> Scorer:
             state.metadata, state.sample_id, needed, "tasks/false_belief.py", "false_belief_scorer"
         )
         record = logged_store(FalseBeliefRecord, state.sample_id)
-        completions = record.completions
-        outcomes = _outcomes(completions, PromptOutcome, state.sample_id, "prompt")
+        outcomes = _outcomes(record.completions, PromptOutcome, state.sample_id, "prompt")
         steps = _outcomes(record.steps, StepOutcome, state.sample_id, "sentence-step prompt")
-        value = score_value(completions)
         estimators = sorted({outcome.estimator for outcome in outcomes + steps})
         return Score(
-            value=value,
-            answer=" ".join(str(c["first_word"]) for c in completions),
-            explanation="\n".join(_line(c) for c in completions),
+            value=score_value(outcomes),
+            answer=" ".join(str(outcome.first_word) for outcome in outcomes),
+            explanation="\n".join(_line(outcome) for outcome in outcomes),
             # Every prompt's outcome travels with the score, where `tom-eval report` reads it.
             metadata={
                 "estimators": estimators,
