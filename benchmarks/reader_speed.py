@@ -32,6 +32,8 @@ FRAGMENTS = {
     "relative clauses between commas": "empty. The ball, which was in the box, was ",
     "A's own belief": "empty, I think. The ball which was in the box has been ",
     "a statement's reasons after a dash": "the box is empty - the apple: moved - ",
+    "hedges in another player's answer": "empty - C would probably say the apple, ",
+    "a conclusion's reasons after a colon": "No, wait, the box is empty: the apple moved ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

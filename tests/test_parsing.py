@@ -806,7 +806,8 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
             "box.",
             "apple",
         ),
-        ("Anne moved the apple to the basket, so the box might be empty.", "apple"),
+        # 13-A: a hedged empty box, its item named only as it left, is undecided.
+        ("Anne moved the apple to the basket, so the box might be empty.", None),
         ("The box was empty, but the brick got moved there.", "brick"),
         ("It was empty, then the apple was moved in.", "apple"),
         ("Empty before, but the ball got put back.", "ball"),
@@ -1062,6 +1063,49 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("The box is empty: apple: box -> bag, but B thinks apple -> box.", NOTHING),
         # 12-A: "empty" said of the container as it was says nothing of it now.
         ("The ball, which was in the bag, was moved into the empty box.", "ball"),
+        # 13-A: a conclusion's reasons after a colon or a dash; not an item's path.
+        (
+            "I think the apple is in the box. No, wait, the box is empty: the apple was moved "
+            "to the bag.",
+            NOTHING,
+        ),
+        ("Therefore the box contains the ball: it was moved there last.", "ball"),
+        ("B thinks: apple: bag -> box. Actually: apple: box -> basket. Box: empty.", NOTHING),
+        # 13-A: "or rather" revises, and "no:" opens a revision.
+        ("The box holds the apple, or rather, the box is empty.", NOTHING),
+        ("The box is empty - or rather, it holds the orange now.", "orange"),
+        (
+            "The apple is in the box, or, rather, the box is now empty: the apple is in the bag.",
+            NOTHING,
+        ),
+        (
+            "The orange is in the box. Hmm, actually no: the box is empty - the orange was "
+            "moved to the basket.",
+            NOTHING,
+        ),
+        # 13-A: what another player would answer, after a dash or a colon or not, is theirs.
+        ("The box is empty - C would say apple.", NOTHING),
+        ("The box is empty: C would answer orange.", NOTHING),
+        ("Empty. B would say the orange, since he didn't see it moved.", NOTHING),
+        ("Empty! But C would probably say brick.", NOTHING),
+        # ... but A's own "I'd say" is A's, and so is the empty box it says.
+        ("I'd say the ball is in the box. Carol would say the box is empty.", "ball"),
+        ("Anne would say the box is empty, but the ball is still there.", "ball"),
+        ("My guess would be the apple. Bob would say it's empty.", "apple"),
+        ("I would say nothing: the ball was moved out.", NOTHING),
+        ("Nothing, I'd say: the ball was moved out.", NOTHING),
+        # 13-A: a hedged empty box, its item named only as it left, is undecided; a hedge
+        # elsewhere still keeps the item.
+        ("I think it might be empty. The apple was moved to the bag.", None),
+        ("Probably nothing - C moved the brick from the box into the bag.", None),
+        ("Empty. The apple might have been moved back.", "apple"),
+        (
+            "The box would be empty if Anne had moved the apple, but she never did, so the apple "
+            "is still in the box.",
+            "apple",
+        ),
+        # 13-A: where an item was first, "originally" or "initially".
+        ("Empty. The banana was originally in the box but C moved it to the bag.", NOTHING),
     ],
 )
 def test_what_a_reply_says_of_the_box_alone_is_its_answer(reply: str, contents: str | None) -> None:

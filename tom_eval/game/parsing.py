@@ -58,25 +58,27 @@ Answers (`parse_answer`)
   after a table's rows, read when it states what the container holds. A dash in the
   container's row of a table ("| box | - |") says empty.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
-  `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`,
-  `Correction`, `Scratch that`, `On second thought`, `I mean`), when that part is an answer
-  alone ("so orange", "Actually, the banana") or states what the container asked about holds
-  ("so the box is empty", "so it holds the apple", "so the apple is still in the box", "so
-  inside the box is the apple", "so the contents of the box: the apple", "Result: apple in
-  the box, ball in the bag"), naming one item or saying empty: "The apple was moved to the
-  basket, so the box is empty" answers `nothing`; a statement is read to the end of its
-  clause ("..., so the box is empty and the basket has the apple" is nothing), and of
-  several, the one about the container asked of decides ("..., so the basket has the apple
-  and the box is empty" is nothing). A conclusion about something else ("so nothing has
-  changed", "so the basket is empty" when the box was asked about, "so it is empty" in a
-  sentence about the basket), a hedged one ("so it might be empty"), one in an aside (in
-  parentheses), one answering a question that offers no item ("Anything else? No, nothing")
-  or one that narration follows (a move, "then ...", a second thought, another statement of
-  what a container holds, an item named outside what a player thinks) decides nothing, and
-  the whole text is read, as follows. Remarks after a conclusion leave it standing: "..., so
-  the box is empty. Bob, who left, still thinks the apple is there." is nothing, and so are
-  remarks on what a player missed ("Note that C didn't see the banana being placed") and on
-  where things are in other containers ("(The ball is in the bag.)").
+  `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`, `No:`,
+  `Correction`, `Scratch that`, `On second thought`, `Or rather`, `I mean`), when that part
+  is an answer alone ("so orange", "Actually, the banana") or states what the container
+  asked about holds ("so the box is empty", "so it holds the apple", "so the apple is still
+  in the box", "so inside the box is the apple", "so the contents of the box: the apple",
+  "Result: apple in the box, ball in the bag"), naming one item or saying empty, read to a
+  colon or a dash where its reasons begin ("No, wait, the box is empty: the apple was moved"
+  is nothing): "The apple was moved to the basket, so the box is empty" answers `nothing`; a
+  statement is read to the end of its clause ("..., so the box is empty and the basket has
+  the apple" is nothing), and of several, the one about the container asked of decides
+  ("..., so the basket has the apple and the box is empty" is nothing). A conclusion about
+  something else ("so nothing has changed", "so the basket is empty" when the box was asked
+  about, "so it is empty" in a sentence about the basket), a hedged one ("so it might be
+  empty"), one in an aside (in parentheses), one answering a question that offers no item
+  ("Anything else? No, nothing") or one that narration follows (a move, "then ...", a second
+  thought, another statement of what a container holds, an item named outside what a player
+  thinks) decides nothing, and the whole text is read, as follows. Remarks after a
+  conclusion leave it standing: "..., so the box is empty. Bob, who left, still thinks the
+  apple is there." is nothing, and so are remarks on what a player missed ("Note that C
+  didn't see the banana being placed") and on where things are in other containers ("(The
+  ball is in the bag.)").
 * Without such a conclusion, the last plain statement of what the container asked about
   holds decides, when the story does not go on after it ("The ball went to the bag. The box
   contains the banana. The bag contains the ball." is banana; "Right now the box is empty;
@@ -119,20 +121,25 @@ Answers (`parse_answer`)
   another player's or a look) and tells only how items left it ("Empty. The brick was moved
   from the box to the basket.", "the stapler went from the box to the bag", "it used to
   contain the brick", "previously the brick was there"; none moved into it or somewhere
-  unnamed, "moved there", "put back", nor back, "came back"; no move denied; no hedge): that
-  answers `nothing`. An item that went into it and on again left it ("The ball went into
-  the box first, then was moved to the bag"; "... Then Bob moved it to the bag."; "..., then
-  taken out"): the item's story is read to where a move of it ("it", the item, or the item
-  as subject going on) takes it last, not to where someone looks, thinks it is or tried to
-  move it, and a move back ("Then Carol hid it in the box", "and back") keeps it in; what
-  a player thinks or another container holds now names no item of it ("Carol still thinks
-  the stapler is in the box", "the ball remained in the bag"). So "The apple, not the
-  banana" is apple, and "Not the apple" alone is no answer. Several items are ambiguous, and
-  so is a reply that ends at an item or nothing ("it's either empty or the brick"; not asked,
-  not what another player would say, and with nothing but doubt after it: "either empty or
-  the brick - the latter" is decided). No item but an empty word answers `nothing`
-  ("Nothing, not even the apple", "doesn't contain anything", "\u2205"); a negated one ("not
-  empty", "no longer empty") says the opposite, so alone it is no answer.
+  unnamed, "moved there", "put back", nor back, "came back"; no move denied; no hedge but in
+  the clause that says empty or in what another player thinks or would answer, "Empty - C
+  would probably say the apple"; a player named in the reasons after a colon or a dash tells
+  no view of the box, "Empty - C moved the apple"): that answers `nothing`, or, when the
+  clause that says empty hedges ("I think it might be empty. The apple was moved to the
+  bag."), nothing decided: the reply never said the item is there. An item that went into it
+  and on again left it ("The ball went into the box first, then was moved to the bag"; "...
+  Then Bob moved it to the bag."; "..., then taken out"): the item's story is read to where
+  a move of it ("it", the item, or the item as subject going on) takes it last, not to where
+  someone looks, thinks it is or tried to move it, and a move back ("Then Carol hid it in
+  the box", "and back") keeps it in; what a player thinks or another container holds now
+  names no item of it ("Carol still thinks the stapler is in the box", "the ball remained in
+  the bag"). So "The apple, not the banana" is apple, and "Not the apple" alone is no
+  answer. Several items are ambiguous, and so is a reply that ends at an item or nothing
+  ("it's either empty or the brick"; not asked, not what another player would say, and with
+  nothing but doubt after it: "either empty or the brick - the latter" is decided). No item
+  but an empty word answers `nothing` ("Nothing, not even the apple", "doesn't contain
+  anything", "\u2205"); a negated one ("not empty", "no longer empty") says the opposite, so
+  alone it is no answer.
 * Otherwise a phrase of at most three words, after dropping a lead-in (`I think`, `it's`,
   `there is`, `the bag contains`), a trailing `in the bag` and articles, is the answer:
   `There is a unicorn in the bag.` -> `unicorn`. Longer texts and non-answers (`I don't
@@ -219,7 +226,7 @@ _THEREFORE = r"so|therefore|thus|hence"
 """Words that open what a reply concludes."""
 _I_MEAN = r"\bI\s+meant?\b"
 """A correction of an answer ("the banana - sorry, I mean the orange")."""
-_TAKING_BACK = r"actually|wait|on\s+second\s+thought|correction|scratch\s+that"
+_TAKING_BACK = r"actually|wait|on\s+second\s+thought|correction|scratch\s+that|or,?\s+rather"
 """Words that open a revision, also inside a sentence (not "no" or "instead": "Pass - no
 need to ask" revises nothing)."""
 _SENTENCE_END = re.compile(
@@ -354,7 +361,7 @@ _EMPTY = re.compile(
 )
 _CONCLUSION = re.compile(
     rf"\b(?:{_THEREFORE}|which\s+means|meaning|{_TAKING_BACK})\b"
-    r"|\bno(?=\s*(?:[,.!;\u2014\u2013]|-(?!\w)))"
+    r"|\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w)))"
     rf"|\b(?:final|result|conclusion|currently|(?:in\s+)?summary)\s*:|{_I_MEAN}",
     _FLAGS,
 )
@@ -426,12 +433,15 @@ _PRONOUN_ABSENT = re.compile(
 """An item said to be there, then not, by a pronoun later in its sentence: "the apple was in
 the box, but it isn't any more", "...; it isn't there now"; not "there for Bob" (another
 player's view of it)."""
+_WOULD_ANSWER = r"(?:would|'d)\s+(?:\w+\s+)?(?:say|answer|guess|pick|choose|reply)\b"
+"""What someone would answer ("C would still say", "she'd say")."""
 _BELIEF = re.compile(
     r"\b(?:think|thinks|thought|believes?|believed|convinced|expects?|expected|assumes?"
-    r"|assumed|supposes?|supposed|imagines?|imagined|might|may|guess(?:es)?)\b",
+    r"|assumed|supposes?|supposed|imagines?|imagined|might|may|guess(?:es)?)\b"
+    rf"|{_WOULD_ANSWER}",
     _FLAGS,
 )
-"""What a player thinks or might think."""
+"""What a player thinks, might think or would answer ("C would still say the apple")."""
 _GONE = re.compile(r"\b(?:gone|missing|lost|mov(?:e|ed)|taken|removed|empty|away|out)\b", _FLAGS)
 """An item said to be gone, which a "but it isn't" after it puts back."""
 _CLAUSE = re.compile(rf"[.,;!?()\[\]\n]|\b(?:{_JOINING}|since|because|while)\b", _FLAGS)
@@ -485,7 +495,8 @@ _PATH = re.compile(
 apple went box -> basket -> bag"): the last container is where it is."""
 _ITEM_PATH = re.compile(rf"{_ITEM.pattern}{_PATH.pattern}", _FLAGS)
 _THERE_BEFORE = re.compile(
-    rf"\s+(?:was|had\s+been)\s+(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?{_CONTAINER_WORDS})\b"
+    r"\s+(?:was|had\s+been)\s+(?:(?:originally|initially|first|previously|once)\s+)?"
+    rf"(?:there|in\s+it|(?:in|inside)\s+(?:the\s+)?{_CONTAINER_WORDS})\b"
     r"(?!\s+(?:all\s+along|still|now|the\s+whole)"
     r"|\s+(?:throughout|the\s+entire\s+time|all\s+the\s+time)[^\S\n]*(?:[.;!?\n]|$))",
     _FLAGS,
@@ -602,18 +613,22 @@ _LOOK = re.compile(
 _BACK_WORD = re.compile(r"\bback\b", _FLAGS)
 _BACK_ALONE = re.compile(rf"\s*(?:{_THEN}\s+)?back(?:\s+again)?\s*", _FLAGS)
 """A move back without a verb ("moved to the bag and back")."""
-_BY_ME = re.compile(r"\bI\s+(?:\w+\s+)?$", _FLAGS)
-"""A's own "I" right before a belief word ("I think", "I still believe")."""
-_MY_BELIEF = r"\bI\s+(?:(?:still|really|do|also|honestly|now)\s+)?(?:think|believe|guess|suppose)"
+_BY_ME = re.compile(r"\bI(?:\s+(?:\w+\s+)?)?$", _FLAGS)
+"""A's own "I" right before a belief word ("I think", "I still believe", "I'd say")."""
+_MY_BELIEF = (
+    r"\bI(?:\s+(?:(?:still|really|do|also|honestly|now)\s+)?(?:think|believe|guess|suppose)"
+    r"|(?:\s+would|'d)\s+(?:say|guess))"
+)
 _MY_EMPTY_BELIEF = re.compile(
     rf"{_MY_BELIEF}\b(?=(?:\s+that)?\s+(?:the\s+)?(?:{_CONTAINER_WORDS}|it)\b[^.,;:!?\n]{{0,30}}?"
-    r"\b(?:empty|nothing)\b)"
-    rf"|(?<=\bempty)[^\S\n]*,?[^\S\n]*{_MY_BELIEF}\b(?=[^\S\n]*(?:[.,;!?\n\u2014\u2013-]|$))",
+    r"\b(?:empty|nothing)\b|\s+(?:empty|nothing)\b)"
+    r"|(?:(?<=\bempty)|(?<=\bnothing))[^\S\n]*,?[^\S\n]*"
+    rf"{_MY_BELIEF}\b(?=[^\S\n]*(?:[.,;:!?\n\u2014\u2013-]|$))",
     _FLAGS,
 )
-"""A's own "I think" of the statement that the box is empty ("I think the box is empty",
-"Empty, I think."): A's answer. Not one of something else ("I think the ball is in the
-box"), nor "I don't think" or another player's view."""
+"""A's own "I think" or "I'd say" of the statement that the box is empty ("I think the box
+is empty", "I'd say nothing", "Empty, I think."): A's answer. Not one of something else
+("I think the ball is in the box"), nor "I don't think" or another player's view."""
 _ATTRIBUTIVE_EMPTY = re.compile(rf"\bempty(?=\s+{_CONTAINER_WORDS}\b)", _FLAGS)
 """An "empty" said of a container as it was ("moved into the empty box")."""
 _RELATIVE_COMMAS = re.compile(
@@ -1635,8 +1650,9 @@ def _answer_in(text: str, container: str | None) -> ParsedAnswer:
     if outside is not None:
         return outside
     items = _asserted_items(text, container)
-    if items and _emptied(text, container):
-        return ParsedAnswer(NOTHING)
+    emptied = _emptied_answer(text, items, container)
+    if emptied is not None:
+        return emptied
     if len(items) > 1:
         return ParsedAnswer(None, f"ambiguous: names several items ({', '.join(items)})")
     if items and _undecided(text):
@@ -1664,33 +1680,50 @@ def _empty_row(text: str, container: str | None) -> bool:
     return any(row.group("container").lower() == container for row in _DASH_ROW.finditer(text))
 
 
-def _emptied(text: str, container: str | None) -> bool:
+def _emptied_answer(text: str, items: list[str], container: str | None) -> ParsedAnswer | None:
+    """Nothing, when a reply that names `items` says `container` is empty and names them
+    only in the story of how they left it (`_emptied`); undecided when it hedges that the
+    box is empty ("I think it might be empty. The apple was moved to the bag." never says
+    the apple is there); None otherwise."""
+    emptied = _emptied(text, container) if items else None
+    if emptied == "hedged":
+        return ParsedAnswer(None, f"hedged: {' or '.join(items)}, or nothing")
+    return ParsedAnswer(NOTHING) if emptied == "empty" else None
+
+
+def _emptied(text: str, container: str | None) -> Literal["empty", "hedged"] | None:
     """Whether a reply says `container` is empty and names items only in the story of how
     they left it ("Empty. The brick was moved from the box to the basket.", "Currently
     empty - it used to contain the brick", "previously the brick was there"): none put in it
     ("The box was empty; then Anne put the apple in it"), none said to be there, no move
-    denied ("Anne never moved the apple"), and no hedge."""
+    denied ("Anne never moved the apple"), no doubt and no hedge of its own elsewhere
+    ("Empty, unless Bob put the apple back"). "hedged" when the clause that says empty
+    hedges ("Probably empty - ...")."""
     if container is None:
-        return False
+        return None
     text = _RELATIVE_COMMAS.sub(r"\g<item> \g<clause>", _as_answered(text))
-    if _HEDGED.search(text) or _DOUBT.search(text) or _undecided(text):
-        return False
-    if not _empty_now(text, container):
-        return False
+    if _DOUBT.search(text) or _undecided(text):
+        return None
+    empty = _empty_now(text, container)
+    if empty is None:
+        return None
+    clause = _clause_around(text, empty)
+    if _hedged_elsewhere(text, clause):
+        return None
     if _moved_in(text, container) or _returned(text):  # "Then Anne moves it to the box."
-        return False
+        return None
     ends: dict[str, str] | None = None  # where each item's last path ends, read once
     for match in _ITEM.finditer(text):
         before = text[max(0, match.start() - _NEGATION_WINDOW) : match.start()]
         if _NOT_DONE.search(before):
-            return False  # "Anne never moved the apple"
+            return None  # "Anne never moved the apple"
         if _elsewhere_now(text, match, before, container):
             continue  # "Carol still thinks the ball is in the box", "the ball remained in the bag"
         if _PATH.match(text, match.end()):  # "apple: box -> bag"
             ends = _path_ends(text) if ends is None else ends
             # None: the item's paths are all in someone's view ("C: apple -> bag").
             if ends.get(match.group(1).lower()) == container:
-                return False
+                return None
             continue
         moved = (
             _MOVED_BEFORE.search(before)
@@ -1700,10 +1733,26 @@ def _emptied(text: str, container: str | None) -> bool:
         )
         if moved:
             if _put_last(text, match) in (container, "it"):
-                return False
+                return None
         elif not (_HELD_BEFORE.search(before) or _THERE_BEFORE.match(text, match.end())):
-            return False
-    return True
+            return None
+    return "hedged" if _HEDGED.search(text, *clause) else "empty"
+
+
+def _hedged_elsewhere(text: str, empty_clause: tuple[int, int]) -> bool:
+    """Whether a reply hedges outside the clause that says the box is empty ("Empty,
+    unless Bob put the apple back"); not in what another player thinks or would answer
+    ("Empty - though Carol would guess the ball", "B may think the apple is there")."""
+    for hedge in _HEDGED.finditer(text):
+        if empty_clause[0] <= hedge.start() < empty_clause[1]:
+            continue
+        start, end = _clause_around(text, hedge)
+        if not any(
+            belief.span() != hedge.span() and not _BY_ME.search(text, start, belief.start())
+            for belief in _BELIEF.finditer(text, start, end)
+        ):
+            return True
+    return False
 
 
 def _as_answered(text: str) -> str:
@@ -1744,6 +1793,15 @@ def _anothers_belief(sentence: str) -> bool:
     "B would expect ...", "I believe B still thinks ..."; not "I think ...")."""
     return any(
         not _BY_ME.search(sentence, 0, belief.start()) for belief in _BELIEF.finditer(sentence)
+    )
+
+
+def _anothers_answer(text: str) -> bool:
+    """Whether a text tells what someone other than A would answer ("Bob would say"; not
+    "I'd say")."""
+    return any(
+        not _BY_ME.search(text, 0, answer.start())
+        for answer in re.finditer(_WOULD_ANSWER, text, _FLAGS)
     )
 
 
@@ -1938,22 +1996,28 @@ def _moves_elsewhere(clause: str, container: str) -> bool:
     )
 
 
-def _empty_now(text: str, container: str) -> bool:
-    """Whether a reply says `container` is empty now: an empty word not asked, not of the
-    past ("The box was empty at first", "empty before") and not in a sentence that names
-    another player, a belief or a look ("The box is empty, as far as B knows", "The box
-    looks empty"), but for a player who only tells the time ("Empty - the orange was moved
-    out of the box after C left")."""
+def _empty_now(text: str, container: str) -> re.Match[str] | None:
+    """The empty word by which a reply says `container` is empty now: not asked, not of
+    the past ("The box was empty at first", "empty before") and not in a sentence that
+    names another player, a belief or a look ("The box is empty, as far as B knows", "The
+    box looks empty"), but for a player who only tells the time ("Empty - the orange was
+    moved out of the box after C left") or in the reasons after a colon or a dash ("Empty -
+    C moved the apple to the bag"; not "Empty - or so B thinks")."""
     said = _QUESTION.sub(" ", text)
     for match in _empty_words(said, container):
-        sentence = _WHEN_A_PLAYER.sub(" ", said[slice(*_sentence_around(said, match))])
+        start, end = _sentence_around(said, match)
+        reasons = _REASONS_MARK.search(said, match.end(), end)
+        if reasons is not None and not _ASCRIBED.match(said, reasons.end()):
+            end = reasons.start()
+        sentence = _WHEN_A_PLAYER.sub(" ", said[start:end])
         if not (
             _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
             or _PAST_AFTER.match(said, match.end())
             or _ANOTHERS_OR_SEEMING.search(sentence)
+            or _anothers_answer(said[start : match.start()])  # "Bob would say it's empty"
         ):
-            return True
-    return False
+            return match
+    return None
 
 
 def _sentence_around(text: str, match: re.Match[str]) -> tuple[int, int]:
@@ -1964,6 +2028,14 @@ def _sentence_around(text: str, match: re.Match[str]) -> tuple[int, int]:
     reach = min(len(text), match.end() + _LOOK_BACK)
     after = _SENTENCE_BREAK.search(text, match.end(), reach)
     return breaks[-1].end() if breaks else window, after.start() if after else reach
+
+
+def _clause_around(text: str, match: re.Match[str]) -> tuple[int, int]:
+    """Where the clause `match` is in starts and ends, within its sentence."""
+    start, end = _sentence_around(text, match)
+    breaks = list(_CLAUSE_BREAK.finditer(text, start, match.start()))
+    after = _CLAUSE_BREAK.search(text, match.end(), end)
+    return breaks[-1].end() if breaks else start, after.start() if after else end
 
 
 def _undecided(text: str) -> bool:
@@ -2001,8 +2073,9 @@ def _outside_asides(text: str, container: str | None) -> ParsedAnswer | None:
     if any(_NEGATION.search(aside) for aside in asides):
         return None
     items = _asserted_items(plain, container)
-    if items and _emptied(plain, container):  # "Empty. apple: box -> bag. (B thinks ...)"
-        return ParsedAnswer(NOTHING)
+    emptied = _emptied_answer(plain, items, container)  # "Empty. apple: box -> bag. (B ...)"
+    if emptied is not None:
+        return emptied
     return ParsedAnswer(items[0]) if len(items) == 1 else None
 
 
@@ -2057,7 +2130,6 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         if (
             statement is None
             or _held_in(statement) != container
-            or _HEDGED.search(piece)
             or asked  # "box = empty? no, box = ball"
             or (lead and _PLAYER_OR_BELIEF.search(lead.group()))  # "According to C, ..."
         ):
@@ -2065,11 +2137,16 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         explained = piece[: statement.start()] + _without_asides(piece[statement.start() :])
         clause = _STATEMENT_END.split(explained[statement.start() :])[0]
         said = _before_reasons(clause, container)
-        # Reasons cut off are not read for a belief or a negation of the statement ("The
-        # box is empty - B still thinks the apple is there").
-        checked = explained if said == clause else explained[: statement.start() + len(said)]
+        # Reasons cut off are not read for a hedge, a belief or a negation of the statement
+        # ("The box is empty - B still thinks the apple is there", "... - C would say apple").
+        cut = said != clause
+        checked = explained[: statement.start() + len(said)] if cut else explained
         clause_end = statement.start() + len(said)
-        if _believed(checked, clause_end) or _negated(checked, clause_end):
+        if (
+            _HEDGED.search(checked if cut else piece)
+            or _believed(checked, clause_end)
+            or _negated(checked, clause_end)
+        ):
             continue
         stated = (said, start + statement.end())
     # What follows the statement's verb, its own clause included ("The box contains the
@@ -2083,10 +2160,11 @@ def _before_reasons(clause: str, container: str) -> str:
     """A statement's clause up to a colon or a dash after what it says, where its reasons
     begin ("The box is empty: the apple was moved to the bag." says empty; "The box
     contains: the apple" goes on to say it); whole when what follows may put an item in
-    ("The box is empty - the apple was moved back into it.")."""
+    ("The box is empty - the apple was moved back into it."), or when it is an item's path
+    ("apple: box -> basket")."""
     said = [found.end() for found in (_EMPTY.search(clause), _ITEM.search(clause)) if found]
     mark = _REASONS_MARK.search(clause, min(said)) if said else None
-    if mark is None:
+    if mark is None or _PATH.match(clause, min(said)):  # "apple: box -> basket" is a path
         return clause
     reasons = clause[mark.end() :]
     if _moves_into(reasons, container) or _BACK_IN.search(reasons) or _ASCRIBED.match(reasons):
@@ -2234,6 +2312,9 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     ):
         return None
     conclusion = _without_asides(_without_remarks(conclusion, container))
+    if container is not None:
+        # "No, wait, the box is empty: the apple was moved to the bag." concludes empty.
+        conclusion = _before_reasons(conclusion, container)
     if not conclusion:
         return None
     bare = _BARE_ANSWER.fullmatch(conclusion) is not None
