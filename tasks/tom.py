@@ -55,25 +55,26 @@ VERSION = "13-A"
 reasons begin ("No, wait, the box is empty: the apple was moved to the bag." is nothing), "or
 rather" revises, an item in what another player would answer is theirs ("The box is empty - C would
 say apple." is nothing) and an empty box hedged where it is said, its item named only as it left,
-is undecided ("I think it might be empty. The apple was moved to the bag."); 12 since a statement's
-reasons after a colon or a dash are not what it says ("The box is empty: the apple was moved to the
-bag." is nothing), an item's relative clause between commas is read past ("Nothing. The ball, which
-was in the box, was moved to the bag." is nothing) and A's own "I think" states its answer ("Empty,
-I think. apple: box -> bag." is nothing); 11 since an empty box and the paths, told with arrows,
-that took items out of it are nothing ("Apple: box -> bag. Box: empty."), and an item a relative
-clause puts in and the main clause moves on left it; 10 since an item that went into the box and on
-again left it ("The box is empty. The ball went into the box first, then was moved to the bag." is
-nothing); 9 since what a reply says of another container is not said of the box; 8 since a pronoun
-later in an item's sentence can deny it; 7 since an item an answer says is not there is not its
-answer ("Not the apple" is no answer); 6 since an answer is read at its conclusion ("..., so the
-box is empty"), "not empty" is no empty answer, and a trial's liar names an item drawn with the
-task's seed and the epoch; 5 since the reader's revisions need a clause that states an action,
-`format_ok` counts unreadable replies without their tagged line, and a note on a player ("B: ...")
-is no option letter; 4 since a ladder's span is read off the measured curve (3: a ladder's level
-intervals, and so the test of whether it has a span at all, are Price and Bonett's; every other
-score is comparable with 2-A's); B: full games' epochs reducer and `fooled` over lies alone,
-revisions inside a sentence read; C: a scenario file lacking an Id or Extra asked for is refused
-(README Changelog)."""
+is undecided ("I think it might be empty. The apple was moved to the bag."), and what might have
+been beside it is not read ("Empty. If nobody had touched it, the brick would still be in the box."
+is nothing); 12 since a statement's reasons after a colon or a dash are not what it says ("The box
+is empty: the apple was moved to the bag." is nothing), an item's relative clause between commas is
+read past ("Nothing. The ball, which was in the box, was moved to the bag." is nothing) and A's own
+"I think" states its answer ("Empty, I think. apple: box -> bag." is nothing); 11 since an empty
+box and the paths, told with arrows, that took items out of it are nothing ("Apple: box -> bag.
+Box: empty."), and an item a relative clause puts in and the main clause moves on left it; 10 since
+an item that went into the box and on again left it ("The box is empty. The ball went into the box
+first, then was moved to the bag." is nothing); 9 since what a reply says of another container is
+not said of the box; 8 since a pronoun later in an item's sentence can deny it; 7 since an item an
+answer says is not there is not its answer ("Not the apple" is no answer); 6 since an answer is
+read at its conclusion ("..., so the box is empty"), "not empty" is no empty answer, and a trial's
+liar names an item drawn with the task's seed and the epoch; 5 since the reader's revisions need a
+clause that states an action, `format_ok` counts unreadable replies without their tagged line, and
+a note on a player ("B: ...") is no option letter; 4 since a ladder's span is read off the measured
+curve (3: a ladder's level intervals, and so the test of whether it has a span at all, are Price
+and Bonett's; every other score is comparable with 2-A's); B: full games' epochs reducer and
+`fooled` over lies alone, revisions inside a sentence read; C: a scenario file lacking an Id or
+Extra asked for is refused (README Changelog)."""
 
 
 @task

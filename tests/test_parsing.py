@@ -1104,6 +1104,31 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
             "is still in the box.",
             "apple",
         ),
+        # 13-A: what might have been, beside an empty box, is not read; what may yet be
+        # leaves it undecided.
+        ("Empty. If nobody had touched it, the brick would still be in the box.", NOTHING),
+        ("The box is empty, unless Bob put the apple back.", None),
+        ("The box is empty, unless B put the apple back.", None),
+        ("Nothing. The stapler could have stayed in the box if B hadn't returned.", NOTHING),
+        ("The box is empty from B's view - he hadn't seen C put the brick into the box.", "brick"),
+        ("The box is empty after the move, but B would later put the banana in it.", "banana"),
+        # 13-A: another player's hedge leaves A's statement standing; "But" may open it.
+        ("The box contains the ball - or the apple, if B thinks he moved it.", None),
+        ("The box contains the ball - although Bob might think it's the apple.", "ball"),
+        ("If you asked Bob, he'd say the apple. But the box really holds the brick.", "brick"),
+        # 13-A: "hold on" revises; a conclusion "or so B thinks" is B's.
+        ("Actually, the box is empty: no, hold on, the brick is still there.", "brick"),
+        (
+            "So the box is empty - or so Bob believes; in reality the stapler is still there.",
+            "stapler",
+        ),
+        ("The apple is in the box. No, scratch that: the box is empty - or so Bob thinks.", None),
+        ("Actually, the box is empty - or so B thinks. The ball is still in it.", "ball"),
+        ("The box is empty: B moved the ball into the basket instead.", NOTHING),
+        (
+            "The box holds the banana. Hold on to that thought: C still thinks it's the apple.",
+            "banana",
+        ),
         # 13-A: where an item was first, "originally" or "initially".
         ("Empty. The banana was originally in the box but C moved it to the bag.", NOTHING),
     ],

@@ -59,19 +59,19 @@ Answers (`parse_answer`)
   container's row of a table ("| box | - |") says empty.
 * A reasoned answer is read at its conclusion, the part after its last `so`, `therefore`,
   `thus`, `hence`, `which means`, `meaning` or revision (`Actually`, `Wait`, `No,`, `No:`,
-  `Correction`, `Scratch that`, `On second thought`, `Or rather`, `I mean`), when that part
-  is an answer alone ("so orange", "Actually, the banana") or states what the container
-  asked about holds ("so the box is empty", "so it holds the apple", "so the apple is still
-  in the box", "so inside the box is the apple", "so the contents of the box: the apple",
-  "Result: apple in the box, ball in the bag"), naming one item or saying empty, read to a
-  colon or a dash where its reasons begin ("No, wait, the box is empty: the apple was moved"
-  is nothing): "The apple was moved to the basket, so the box is empty" answers `nothing`; a
-  statement is read to the end of its clause ("..., so the box is empty and the basket has
-  the apple" is nothing), and of several, the one about the container asked of decides
-  ("..., so the basket has the apple and the box is empty" is nothing). A conclusion about
-  something else ("so nothing has changed", "so the basket is empty" when the box was asked
-  about, "so it is empty" in a sentence about the basket), a hedged one ("so it might be
-  empty"), one in an aside (in parentheses), one answering a question that offers no item
+  `Correction`, `Scratch that`, `Hold on`, `On second thought`, `Or rather`, `I mean`), when
+  that part is an answer alone ("so orange", "Actually, the banana") or states what the
+  container asked about holds ("so the box is empty", "so it holds the apple", "so the apple
+  is still in the box", "so inside the box is the apple", "so the contents of the box: the
+  apple", "Result: apple in the box, ball in the bag"), naming one item or saying empty,
+  read to a colon or a dash where its reasons begin ("No, wait, the box is empty: the apple
+  was moved" is nothing): "The apple was moved to the basket, so the box is empty" answers
+  `nothing`; a statement is read to the end of its clause ("..., so the box is empty and the
+  basket has the apple" is nothing), and of several, the one about the container asked of
+  decides ("..., so the basket has the apple and the box is empty" is nothing). A conclusion
+  about something else ("so nothing has changed", "so the basket is empty" when the box was
+  asked about, "so it is empty" in a sentence about the basket), a hedged one ("so it might
+  be empty"), one in an aside (in parentheses), one answering a question that offers no item
   ("Anything else? No, nothing") or one that narration follows (a move, "then ...", a second
   thought, another statement of what a container holds, an item named outside what a player
   thinks) decides nothing, and the whole text is read, as follows. Remarks after a
@@ -83,15 +83,17 @@ Answers (`parse_answer`)
   holds decides, when the story does not go on after it ("The ball went to the bag. The box
   contains the banana. The bag contains the ball." is banana; "Right now the box is empty;
   the apple was moved to the basket." is nothing; "Since the apple left, the box is empty",
-  "After these events, nothing remains in the box", "In reality, the box is empty", "the box
-  should contain the apple", "box = empty"): not one hedged, negated or in what a player
-  thinks ("C thinks the box is empty"; "The box is empty, although B thinks the apple is
-  there" is nothing, and so is "The box is empty, I believe, though C doesn't know the apple
-  left"), nor one followed by "then", a present-tense move, "also" or a second thought. A
-  conclusion in what a player thinks ("..., so C thinks the box is empty") is not A's: the
-  one before it is read; "Final:", "Result:", "Summary:" and "Currently:" open one. Then a closing
-  list of where each item is ("Current locations:\n- apple: basket\n- orange: box" is
-  orange), not of where they started.
+  "After these events, nothing remains in the box", "In reality, the box is empty", "But the
+  box holds the brick", "the box should contain the apple", "box = empty"): not one hedged
+  (but for a hedge in another player's view: "The box contains the ball - although Bob might
+  think it's the apple" is ball), negated or in what a player thinks ("C thinks the box is
+  empty"; "The box is empty, although B thinks the apple is there" is nothing, and so is
+  "The box is empty, I believe, though C doesn't know the apple left"), nor one followed by
+  "then", a present-tense move, "also" or a second thought. A conclusion in what a player
+  thinks ("..., so C thinks the box is empty") is not A's: the one before it is read;
+  "Final:", "Result:", "Summary:" and "Currently:" open one. Then a closing list of where
+  each item is ("Current locations:\n- apple: basket\n- orange: box" is orange), not of
+  where they started.
 * Remarks in parentheses explain: "- Box: empty (the brick was moved out)" is nothing, and
   "Box: orange (it replaced the apple)" is orange, unless an aside denies or takes back.
 * A text naming one known item (maybe repeated, maybe plural) answers that item, even beside
@@ -124,9 +126,11 @@ Answers (`parse_answer`)
   unnamed, "moved there", "put back", nor back, "came back"; no move denied; no hedge but in
   the clause that says empty or in what another player thinks or would answer, "Empty - C
   would probably say the apple"; a player named in the reasons after a colon or a dash tells
-  no view of the box, "Empty - C moved the apple"): that answers `nothing`, or, when the
-  clause that says empty hedges ("I think it might be empty. The apple was moved to the
-  bag."), nothing decided: the reply never said the item is there. An item that went into it
+  no view of the box, "Empty - C moved the apple"; what might have been is not read, "Empty.
+  If nobody had touched it, the brick would still be in the box."): that answers `nothing`,
+  or, when the clause that says empty hedges ("I think it might be empty. The apple was
+  moved to the bag.") or what may yet be puts an item in ("Empty, unless Bob put the apple
+  back"), nothing decided: the reply never said the item is there. An item that went into it
   and on again left it ("The ball went into the box first, then was moved to the bag"; "...
   Then Bob moved it to the bag."; "..., then taken out"): the item's story is read to where
   a move of it ("it", the item, or the item as subject going on) takes it last, not to where
@@ -226,7 +230,10 @@ _THEREFORE = r"so|therefore|thus|hence"
 """Words that open what a reply concludes."""
 _I_MEAN = r"\bI\s+meant?\b"
 """A correction of an answer ("the banana - sorry, I mean the orange")."""
-_TAKING_BACK = r"actually|wait|on\s+second\s+thought|correction|scratch\s+that|or,?\s+rather"
+_TAKING_BACK = (
+    r"actually|wait|hold\s+on(?!\s+to\b)|on\s+second\s+thought|correction|scratch\s+that"
+    r"|or,?\s+rather"
+)
 """Words that open a revision, also inside a sentence (not "no" or "instead": "Pass - no
 need to ask" revises nothing)."""
 _SENTENCE_END = re.compile(
@@ -755,7 +762,7 @@ what it might hold. An item in a container without a verb must end its clause: "
 the box was moved" tells the story."""
 _STATED_LEAD = re.compile(
     r"[\s\-*\u2022>#]*(?:(?:(?:right\s+now|now|currently|at\s+the\s+end|in\s+the\s+end"
-    rf"|finally|{_THEREFORE}|overall|in\s+reality|in\s+fact|actually|really)\b"
+    rf"|finally|{_THEREFORE}|overall|in\s+reality|in\s+fact|actually|really|but|however|yet)\b"
     r"|(?:after|since|because|as|given\s+that|following|from|based\s+on|according\s+to)\b"
     r"[^,.;:!?\n]{1,150},)[\s,:]*)*",
     _FLAGS,
@@ -763,16 +770,16 @@ _STATED_LEAD = re.compile(
 """What may open a plain statement of what a container holds ("Right now the box is empty",
 "Since nothing else was put in, the box is empty", "After these events, nothing remains in
 the box", "From my perspective, the box holds the orange", "In reality, the box is
-empty")."""
+empty", "But the box holds the brick")."""
 _STATEMENT_BREAK = re.compile(r"([.!?]\s+|\n|;)")
 """Where a plain statement ends (kept, so that positions add up)."""
 _GOING_ON = (
-    r"then|later|after|afterwards|next|eventually|finally|meanwhile|also|hmm+|wait|actually"
-    r"|sorry|mistake"
+    r"then|later|after|afterwards|next|eventually|finally|meanwhile|also|hmm+|sorry|mistake"
+    rf"|{_TAKING_BACK}"
 )
 """Words after a statement or conclusion that the story goes on, or a second thought."""
 _CONTINUED = re.compile(
-    rf"\b(?:{_GOING_ON}|moves|puts|places|takes|removes|carries|too|plus|correction|except"
+    rf"\b(?:{_GOING_ON}|moves|puts|places|takes|removes|carries|too|plus|except"
     r"|save|other\s+than|apart\s+from|swap(?:s|ped)?|slipped|tossed|dropped|hid|stashed|snuck"
     r"|added)\b",
     _FLAGS,
@@ -792,11 +799,32 @@ _ANOTHERS_IGNORANCE = re.compile(
     _FLAGS,
 )
 """What opens another player's view set against a statement ("..., though C doesn't know")."""
+_CONDITIONAL = re.compile(
+    r"\b(?:if|unless|could|would(?!\s+(?:later|then|soon|eventually|afterwards|stay|remain)\b))\b"
+    r"|^\W*had\s",
+    _FLAGS,
+)
+"""A clause of what might have been or would be ("if ...", "it would still be there", "Had
+Carol not taken it out"; not "Bob would later put it back" or "it would stay empty until
+...", which tell the story)."""
+_UNLESS = re.compile(r"\bunless\b", _FLAGS)
+_IF = re.compile(r"\bif\b", _FLAGS)
+_COUNTERFACTUAL = re.compile(r"\b(?:would|could|had|hadn't)\b|(?<=\w)'d\b", _FLAGS)
+"""What makes a condition one that did not hold ("if Anne had put it back")."""
 _HEDGED = re.compile(
     r"\b(?:might|may|could|would|probably|perhaps|maybe|possibly|likely|if|unless)\b", _FLAGS
 )
 _REASONS_MARK = re.compile(r":|\s[-\u2013\u2014]{1,2}\s|[\u2013\u2014]")
 """A colon or a dash, after which a statement may give its reasons."""
+_RETRACTION = re.compile(
+    rf"\b(?:{_TAKING_BACK})\b|\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w)))|{_I_MEAN}", _FLAGS
+)
+"""What takes back a statement in its own reasons ("The box is empty: no, wait, ..."; not
+"moved to the bag instead")."""
+_ALTERNATIVE = re.compile(r"\s*(?:either\s+)?or\b", _FLAGS)
+"""An alternative after a dash ("The box contains the ball - or the apple")."""
+_OR_SO = re.compile(r"\bor\s+$", _FLAGS)
+"""The "or" of "or so B thinks", which ascribes what came before to B."""
 _ASCRIBED = re.compile(
     r"\s*(?:or\s+so|at\s+least|according\s+to|for\b|as\s+far\s+as|from\b|in\s+\w+'s\b)",
     _FLAGS,
@@ -1697,8 +1725,10 @@ def _emptied(text: str, container: str | None) -> Literal["empty", "hedged"] | N
     empty - it used to contain the brick", "previously the brick was there"): none put in it
     ("The box was empty; then Anne put the apple in it"), none said to be there, no move
     denied ("Anne never moved the apple"), no doubt and no hedge of its own elsewhere
-    ("Empty, unless Bob put the apple back"). "hedged" when the clause that says empty
-    hedges ("Probably empty - ...")."""
+    ("Empty. The apple might be back in it."). What might have been ("Empty. If nobody had
+    touched it, the brick would still be in the box.") is not read. "hedged" when the
+    clause that says empty hedges ("Probably empty - ...") or what might have been puts an
+    item in ("Empty, unless Bob put the apple back")."""
     if container is None:
         return None
     text = _RELATIVE_COMMAS.sub(r"\g<item> \g<clause>", _as_answered(text))
@@ -1708,6 +1738,7 @@ def _emptied(text: str, container: str | None) -> Literal["empty", "hedged"] | N
     if empty is None:
         return None
     clause = _clause_around(text, empty)
+    text, moved_in_if = _without_conditionals(text, clause, container)
     if _hedged_elsewhere(text, clause):
         return None
     if _moved_in(text, container) or _returned(text):  # "Then Anne moves it to the box."
@@ -1736,23 +1767,55 @@ def _emptied(text: str, container: str | None) -> Literal["empty", "hedged"] | N
                 return None
         elif not (_HELD_BEFORE.search(before) or _THERE_BEFORE.match(text, match.end())):
             return None
-    return "hedged" if _HEDGED.search(text, *clause) else "empty"
+    return "hedged" if moved_in_if or _HEDGED.search(text, *clause) else "empty"
+
+
+def _without_conditionals(text: str, kept: tuple[int, int], container: str) -> tuple[str, bool]:
+    """A reply without its clauses of what might have been or would be ("if nobody had
+    touched it", "the brick would still be in the box"), blanked so that positions hold,
+    but for the clause `kept`; and whether one of them, not counterfactual, puts an item in
+    ("unless Bob put the apple back"; not "if Anne had put it back"), which leaves an empty
+    box undecided."""
+    pieces = []
+    moves_in = False
+    start = 0
+    for end in [found.start() for found in _CLAUSE_BREAK.finditer(text)] + [len(text)]:
+        piece = text[start:end]
+        if (end <= kept[0] or start >= kept[1]) and _CONDITIONAL.search(piece):
+            if _open_condition(piece):
+                moves_in = moves_in or _moves_into(piece, container) or bool(_BACK_IN.search(piece))
+            piece = " " * len(piece)
+        pieces.append(piece)
+        start = end
+    return "".join(pieces), moves_in
+
+
+def _open_condition(clause: str) -> bool:
+    """Whether a clause sets a condition that may hold ("unless Bob put it back", "if Bob
+    put it back"), not one that did not ("if Anne had put it back", "it would be there")."""
+    return _UNLESS.search(clause) is not None or (
+        _IF.search(clause) is not None and _COUNTERFACTUAL.search(clause) is None
+    )
 
 
 def _hedged_elsewhere(text: str, empty_clause: tuple[int, int]) -> bool:
     """Whether a reply hedges outside the clause that says the box is empty ("Empty,
-    unless Bob put the apple back"); not in what another player thinks or would answer
-    ("Empty - though Carol would guess the ball", "B may think the apple is there")."""
+    unless Bob put the apple back")."""
+    return any(
+        not empty_clause[0] <= hedge.start() < empty_clause[1] for hedge in _own_hedges(text)
+    )
+
+
+def _own_hedges(text: str) -> Iterator[re.Match[str]]:
+    """A reply's hedges, but for those in what another player thinks or would answer
+    ("Empty - though Carol would guess the ball", "although B may think it's the apple")."""
     for hedge in _HEDGED.finditer(text):
-        if empty_clause[0] <= hedge.start() < empty_clause[1]:
-            continue
         start, end = _clause_around(text, hedge)
         if not any(
             belief.span() != hedge.span() and not _BY_ME.search(text, start, belief.start())
             for belief in _BELIEF.finditer(text, start, end)
         ):
-            return True
-    return False
+            yield hedge
 
 
 def _as_answered(text: str) -> str:
@@ -2001,15 +2064,20 @@ def _empty_now(text: str, container: str) -> re.Match[str] | None:
     the past ("The box was empty at first", "empty before") and not in a sentence that
     names another player, a belief or a look ("The box is empty, as far as B knows", "The
     box looks empty"), but for a player who only tells the time ("Empty - the orange was
-    moved out of the box after C left") or in the reasons after a colon or a dash ("Empty -
-    C moved the apple to the bag"; not "Empty - or so B thinks")."""
+    moved out of the box after C left"), in the reasons after a colon or a dash ("Empty -
+    C moved the apple to the bag"; not "Empty - or so B thinks") or in what might be
+    ("Empty, unless B put the apple back")."""
     said = _QUESTION.sub(" ", text)
     for match in _empty_words(said, container):
         start, end = _sentence_around(said, match)
         reasons = _REASONS_MARK.search(said, match.end(), end)
         if reasons is not None and not _ASCRIBED.match(said, reasons.end()):
             end = reasons.start()
-        sentence = _WHEN_A_PLAYER.sub(" ", said[start:end])
+        clause = _clause_around(said, match)
+        sentence, _ = _without_conditionals(
+            said[start:end], (clause[0] - start, clause[1] - start), container
+        )
+        sentence = _WHEN_A_PLAYER.sub(" ", sentence)
         if not (
             _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
             or _PAST_AFTER.match(said, match.end())
@@ -2143,7 +2211,7 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         checked = explained[: statement.start() + len(said)] if cut else explained
         clause_end = statement.start() + len(said)
         if (
-            _HEDGED.search(checked if cut else piece)
+            next(_own_hedges(checked if cut else piece), None)
             or _believed(checked, clause_end)
             or _negated(checked, clause_end)
         ):
@@ -2160,14 +2228,20 @@ def _before_reasons(clause: str, container: str) -> str:
     """A statement's clause up to a colon or a dash after what it says, where its reasons
     begin ("The box is empty: the apple was moved to the bag." says empty; "The box
     contains: the apple" goes on to say it); whole when what follows may put an item in
-    ("The box is empty - the apple was moved back into it."), or when it is an item's path
-    ("apple: box -> basket")."""
+    ("The box is empty - the apple was moved back into it."), takes it back ("...: no,
+    wait, ...") or is an item's path ("apple: box -> basket")."""
     said = [found.end() for found in (_EMPTY.search(clause), _ITEM.search(clause)) if found]
     mark = _REASONS_MARK.search(clause, min(said)) if said else None
     if mark is None or _PATH.match(clause, min(said)):  # "apple: box -> basket" is a path
         return clause
     reasons = clause[mark.end() :]
-    if _moves_into(reasons, container) or _BACK_IN.search(reasons) or _ASCRIBED.match(reasons):
+    if (
+        _moves_into(reasons, container)
+        or _BACK_IN.search(reasons)
+        or _ASCRIBED.match(reasons)
+        or _RETRACTION.search(reasons)  # "The box is empty: no, wait, the brick is there."
+        or _ALTERNATIVE.match(reasons)  # "The box contains the ball - or the apple"
+    ):
         return clause
     return clause[: mark.start()]
 
@@ -2298,7 +2372,17 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
     for _ in range(_BELIEF_CONCLUSIONS):
         if len(markers) < 2 or not _BELIEF.search(_first_sentence(text[markers[-1].end() :])):
             break
-        text = text[: markers.pop().start()]
+        marker = markers.pop()
+        if _OR_SO.search(text, 0, marker.start()):
+            # "so the box is empty - or so Bob believes" is Bob's; a revision to it that
+            # the reply ends on ("No, scratch that: the box is empty - or so Bob thinks")
+            # leaves A no answer.
+            sentences = _SENTENCE_BREAK.split(text[marker.end() :].strip(), maxsplit=1)
+            ends = len(sentences) == 1 or not _items_in(sentences[-1])
+            if ends and markers and _REVISION.match(markers[-1].group()):
+                return ParsedAnswer(None, "revised to what another player thinks")
+            return None
+        text = text[: marker.start()]
     if not markers:
         return None
     marker = markers[-1]
@@ -2333,8 +2417,13 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
             (pair for pair in statements if _held_in(pair[1]) == container), statements[0]
         )
         named = _held_in(statement)
-        # "so it is not the ball" names what is not there; "so the box is empty for B" is B's.
-        if _NEGATION.search(conclusion) or _PLAYER.search(conclusion):
+        # "so it is not the ball" names what is not there; "so the box is empty for B" and
+        # "so the box is empty - or so Bob believes" are another's.
+        if (
+            _NEGATION.search(conclusion)
+            or _PLAYER.search(conclusion)
+            or _anothers_belief(conclusion)
+        ):
             return None
     if container is not None and named is None:
         # "so it's empty" speaks of a container, as "so it holds the apple" does; "so it's
