@@ -623,7 +623,7 @@ _BACK_ALONE = re.compile(rf"\s*(?:{_THEN}\s+)?back(?:\s+again)?\s*", _FLAGS)
 _BY_ME = re.compile(r"\bI(?:\s+(?:\w+\s+)?)?$", _FLAGS)
 """A's own "I" right before a belief word ("I think", "I still believe", "I'd say")."""
 _MY_BELIEF = (
-    r"\bI(?:\s+(?:(?:still|really|do|also|honestly|now)\s+)?(?:think|believe|guess|suppose)"
+    r"\bI(?:\s+(?:(?:still|really|do|also|honestly|now)\s+)?(?:think|believe|guess|suppose|reckon)"
     r"|(?:\s+would|'d)\s+(?:say|guess))"
 )
 _MY_EMPTY_BELIEF = re.compile(
@@ -792,7 +792,7 @@ _SETTING_AGAINST = r"[\s,;\-\u2014\u2013]*(?:although|(?:even\s+)?though|whereas
 """The start of a clause set against a statement (the two patterns below close it)."""
 _CONTRAST = re.compile(rf"{_SETTING_AGAINST}|but|while)\b", _FLAGS)
 """What opens a clause that sets another view against a statement."""
-_OWN_BELIEF = re.compile(r"^[\s,]*I\s+(?:think|believe|guess|reckon)\b", _FLAGS)
+_OWN_BELIEF = re.compile(rf"^[\s,]*{_MY_BELIEF}\b", _FLAGS)
 """A's own "I believe" after a statement, which is no other player's view."""
 _ANOTHERS_IGNORANCE = re.compile(
     rf"{_SETTING_AGAINST})\s+(?:(?:player\s+)?{_OTHER}|he|she|they)\b",
