@@ -35,6 +35,7 @@ FRAGMENTS = {
     "hedges in another player's answer": "empty - C would probably say the apple, ",
     "a conclusion's reasons after a colon": "No, wait, the box is empty: the apple moved ",
     "what might have been": "empty. If nobody had moved it, the apple would be ",
+    "A's beliefs after a conclusion": "so the box is empty I think ",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",

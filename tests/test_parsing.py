@@ -117,6 +117,10 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("I'll tell B the apple is in the box.", ok(tell("B", "box", "apple"))),
     ("asking B would cost 0.5", bad("no action found")),
     ("I am passing the turn", bad("no action found")),
+    # 13-A: "no:", "or rather" and "hold on" revise an action too.
+    ("Action: Ask(B, bag). No: Pass.", ok(PASS)),
+    ("Ask(B, bag) - or rather, Pass.", ok(PASS)),
+    ("Pass. Hold on, Ask(B, bag).", ok(ask("B", "bag"))),
 ]
 
 OPTIONS = (
@@ -1128,6 +1132,24 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         (
             "The box holds the banana. Hold on to that thought: C still thinks it's the apple.",
             "banana",
+        ),
+        # 13-A, from the review of its first form: these read as 12-A read them.
+        ("Empty. The apple could still be in the box.", "apple"),
+        ("Empty. I would say the apple is in the box.", "apple"),
+        ("Empty, but Bob would put the banana back into it later.", "banana"),
+        ("Empty, unless I'm mistaken. The apple was moved to the bag.", "apple"),
+        ("The box is empty, C would say. The apple was moved to the bag.", "apple"),
+        ("If you asked B, the box is empty. The apple was moved to the bag.", "apple"),
+        ("Empty, even if Bob looked back. The apple was moved to the bag.", "apple"),
+        (
+            "What does the box hold now, after everything that happened in the story so far? "
+            "Probably empty. The apple was moved to the bag.",
+            None,
+        ),
+        ("The apple is in the box. No, the box is empty - or so Bob thinks.", None),
+        (
+            "Bob would say the apple, but the box is really empty. The apple was moved to the bag.",
+            NOTHING,
         ),
         # 13-A: where an item was first, "originally" or "initially".
         ("Empty. The banana was originally in the box but C moved it to the bag.", NOTHING),

@@ -333,12 +333,15 @@ _HEDGE_BEFORE = re.compile(
 _JOINING = rf"but|{_THEREFORE}|and|then"
 """Words that open a new clause."""
 _CLAUSE_END = re.compile(rf"[.,;:!?()\[\]]|\b(?:{_JOINING})\b", _FLAGS)
-_REVISION = re.compile(rf"(?:{_TAKING_BACK}|no(?=\s*[,.!;\-\u2014\u2013])|hmm+|instead)\b", _FLAGS)
+_NO = r"\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w)))"
+"""A "no" that takes back what came before ("No, ...", "no: ...", "no - ..."; not "No-one")."""
+_REVISION = re.compile(rf"(?:\b(?:{_TAKING_BACK}|hmm+|instead)\b|{_NO})", _FLAGS)
 """A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
 )
-"""Where a clause of a revising sentence ends (a call's own commas aside: see `_revised_to`)."""
+"""Where a clause ends: of a revising sentence (a call's own commas aside: see `_revised_to`),
+or of an answer (`_clause_around`, `_sentence_clauses`)."""
 _HEDGE_AFTER = re.compile(
     r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:a\s+waste|pointless|useless|"
     r"unnecessary|redundant))|is\s+(?:not|unnecessary|pointless|useless|redundant|wasteful|"
@@ -367,8 +370,7 @@ _EMPTY = re.compile(
     _FLAGS,
 )
 _CONCLUSION = re.compile(
-    rf"\b(?:{_THEREFORE}|which\s+means|meaning|{_TAKING_BACK})\b"
-    r"|\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w)))"
+    rf"\b(?:{_THEREFORE}|which\s+means|meaning|{_TAKING_BACK})\b|{_NO}"
     rf"|\b(?:final|result|conclusion|currently|(?:in\s+)?summary)\s*:|{_I_MEAN}",
     _FLAGS,
 )
@@ -442,6 +444,7 @@ the box, but it isn't any more", "...; it isn't there now"; not "there for Bob" 
 player's view of it)."""
 _WOULD_ANSWER = r"(?:would|'d)\s+(?:\w+\s+)?(?:say|answer|guess|pick|choose|reply)\b"
 """What someone would answer ("C would still say", "she'd say")."""
+_WOULD_ANSWER_FOUND = re.compile(_WOULD_ANSWER, _FLAGS)
 _BELIEF = re.compile(
     r"\b(?:think|thinks|thought|believes?|believed|convinced|expects?|expected|assumes?"
     r"|assumed|supposes?|supposed|imagines?|imagined|might|may|guess(?:es)?)\b"
@@ -622,14 +625,16 @@ _BACK_ALONE = re.compile(rf"\s*(?:{_THEN}\s+)?back(?:\s+again)?\s*", _FLAGS)
 """A move back without a verb ("moved to the bag and back")."""
 _BY_ME = re.compile(r"\bI(?:\s+(?:\w+\s+)?)?$", _FLAGS)
 """A's own "I" right before a belief word ("I think", "I still believe", "I'd say")."""
+_BY_ME_REACH = 40
+"""How far before a belief word A's own "I" is looked for (an adverb between them)."""
 _MY_BELIEF = (
     r"\bI(?:\s+(?:(?:still|really|do|also|honestly|now)\s+)?(?:think|believe|guess|suppose|reckon)"
-    r"|(?:\s+would|'d)\s+(?:say|guess))"
+    rf"|\s*{_WOULD_ANSWER})"
 )
 _MY_EMPTY_BELIEF = re.compile(
     rf"{_MY_BELIEF}\b(?=(?:\s+that)?\s+(?:the\s+)?(?:{_CONTAINER_WORDS}|it)\b[^.,;:!?\n]{{0,30}}?"
     r"\b(?:empty|nothing)\b|\s+(?:empty|nothing)\b)"
-    r"|(?:(?<=\bempty)|(?<=\bnothing))[^\S\n]*,?[^\S\n]*"
+    r"|(?:(?<=\bempty)|(?<=\bnothing))[^\S\n]*(?:,[^\S\n]*)?"
     rf"{_MY_BELIEF}\b(?=[^\S\n]*(?:[.,;:!?\n\u2014\u2013-]|$))",
     _FLAGS,
 )
@@ -801,12 +806,14 @@ _ANOTHERS_IGNORANCE = re.compile(
 """What opens another player's view set against a statement ("..., though C doesn't know")."""
 _CONDITIONAL = re.compile(
     r"\b(?:if|unless|could|would(?!\s+(?:later|then|soon|eventually|afterwards|stay|remain)\b))\b"
-    r"|^\W*had\s",
+    r"|(?<=\w)'d\b|^\W*had\s",
     _FLAGS,
 )
-"""A clause of what might have been or would be ("if ...", "it would still be there", "Had
+"""A clause of a condition or of what would be ("if ...", "it would still be there", "Had
 Carol not taken it out"; not "Bob would later put it back" or "it would stay empty until
 ...", which tell the story)."""
+_HAD_FIRST = re.compile(r"\W*had\s", _FLAGS)
+"""A condition that did not hold, told by inversion ("Had Carol not taken it out")."""
 _UNLESS = re.compile(r"\bunless\b", _FLAGS)
 _IF = re.compile(r"\bif\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(r"\b(?:would|could|had|hadn't)\b|(?<=\w)'d\b", _FLAGS)
@@ -816,15 +823,15 @@ _HEDGED = re.compile(
 )
 _REASONS_MARK = re.compile(r":|\s[-\u2013\u2014]{1,2}\s|[\u2013\u2014]")
 """A colon or a dash, after which a statement may give its reasons."""
-_RETRACTION = re.compile(
-    rf"\b(?:{_TAKING_BACK})\b|\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w)))|{_I_MEAN}", _FLAGS
-)
+_RETRACTION = re.compile(rf"\b(?:{_TAKING_BACK})\b|{_NO}|{_I_MEAN}", _FLAGS)
 """What takes back a statement in its own reasons ("The box is empty: no, wait, ..."; not
 "moved to the bag instead")."""
 _ALTERNATIVE = re.compile(r"\s*(?:either\s+)?or\b", _FLAGS)
 """An alternative after a dash ("The box contains the ball - or the apple")."""
 _OR_SO = re.compile(r"\bor\s+$", _FLAGS)
 """The "or" of "or so B thinks", which ascribes what came before to B."""
+_OR_SO_REACH = 10
+"""How far before a "so" its "or" is looked for."""
 _ASCRIBED = re.compile(
     r"\s*(?:or\s+so|at\s+least|according\s+to|for\b|as\s+far\s+as|from\b|in\s+\w+'s\b)",
     _FLAGS,
@@ -1720,15 +1727,16 @@ def _emptied_answer(text: str, items: list[str], container: str | None) -> Parse
 
 
 def _emptied(text: str, container: str | None) -> Literal["empty", "hedged"] | None:
-    """Whether a reply says `container` is empty and names items only in the story of how
-    they left it ("Empty. The brick was moved from the box to the basket.", "Currently
-    empty - it used to contain the brick", "previously the brick was there"): none put in it
-    ("The box was empty; then Anne put the apple in it"), none said to be there, no move
-    denied ("Anne never moved the apple"), no doubt and no hedge of its own elsewhere
-    ("Empty. The apple might be back in it."). What might have been ("Empty. If nobody had
-    touched it, the brick would still be in the box.") is not read. "hedged" when the
-    clause that says empty hedges ("Probably empty - ...") or what might have been puts an
-    item in ("Empty, unless Bob put the apple back")."""
+    """The verdict "empty" when a reply says `container` is empty and names items only
+    in the story of how they left it ("Empty. The brick was moved from the box to the
+    basket.", "Currently empty - it used to contain the brick", "previously the brick
+    was there"): none put in it ("The box was empty; then Anne put the apple in it"),
+    none said to be there, no move denied ("Anne never moved the apple"), no doubt and
+    no hedge of its own elsewhere ("Empty. The apple might be back in it."). What might
+    have been ("Empty. If nobody had touched it, the brick would still be in the box.")
+    is not read. "hedged" when the clause that says empty hedges ("Probably empty -
+    ...") or what may yet be puts an item in ("Empty, unless Bob put the apple back");
+    None otherwise."""
     if container is None:
         return None
     text = _RELATIVE_COMMAS.sub(r"\g<item> \g<clause>", _as_answered(text))
@@ -1771,36 +1779,69 @@ def _emptied(text: str, container: str | None) -> Literal["empty", "hedged"] | N
 
 
 def _without_conditionals(text: str, kept: tuple[int, int], container: str) -> tuple[str, bool]:
-    """A reply without its clauses of what might have been or would be ("if nobody had
-    touched it", "the brick would still be in the box"), blanked so that positions hold,
-    but for the clause `kept`; and whether one of them, not counterfactual, puts an item in
-    ("unless Bob put the apple back"; not "if Anne had put it back"), which leaves an empty
-    box undecided."""
-    pieces = []
+    """A reply without what might have been, blanked so that positions hold, but for the
+    clause `kept`: the condition and the "would" or "could" clauses of a sentence that sets
+    one that did not hold ("If nobody had touched it, the brick would still be in the box",
+    "Had Carol not taken it out, ...", "It could have stayed if B hadn't returned"), and an
+    open condition that puts an item in ("unless Bob put the apple back"), which leaves an
+    empty box undecided (the flag). Any other "would", "could" or "if" stays: a hedge."""
+    blanked = list(text)
     moves_in = False
+    for sentence in _sentence_clauses(text):
+        counterfactual = any(_counterfactual(text[start:end]) for start, end in sentence)
+        for start, end in sentence:
+            clause = text[start:end]
+            if not (end <= kept[0] or start >= kept[1]):
+                continue
+            if counterfactual and _CONDITIONAL.search(clause):
+                blanked[start:end] = " " * (end - start)
+            elif _open_condition(clause) and _puts_in(clause, container):
+                blanked[start:end] = " " * (end - start)
+                moves_in = True
+    return "".join(blanked), moves_in
+
+
+def _sentence_clauses(text: str) -> Iterator[list[tuple[int, int]]]:
+    """Where each clause of each sentence of a text starts and ends (at `_CLAUSE_BREAK`)."""
+    sentence: list[tuple[int, int]] = []
     start = 0
-    for end in [found.start() for found in _CLAUSE_BREAK.finditer(text)] + [len(text)]:
-        piece = text[start:end]
-        if (end <= kept[0] or start >= kept[1]) and _CONDITIONAL.search(piece):
-            if _open_condition(piece):
-                moves_in = moves_in or _moves_into(piece, container) or bool(_BACK_IN.search(piece))
-            piece = " " * len(piece)
-        pieces.append(piece)
-        start = end
-    return "".join(pieces), moves_in
+    for found in _CLAUSE_BREAK.finditer(text):
+        sentence.append((start, found.start()))
+        start = found.start()
+        if found.group() in ".!?":
+            yield sentence
+            sentence = []
+    yield [*sentence, (start, len(text))]
+
+
+def _counterfactual(clause: str) -> bool:
+    """Whether a clause sets a condition that did not hold ("if nobody had touched it",
+    "Had Carol not taken it out", "if B hadn't returned")."""
+    return _HAD_FIRST.match(clause) is not None or (
+        (_IF.search(clause) is not None or _UNLESS.search(clause) is not None)
+        and _COUNTERFACTUAL.search(clause) is not None
+    )
 
 
 def _open_condition(clause: str) -> bool:
     """Whether a clause sets a condition that may hold ("unless Bob put it back", "if Bob
-    put it back"), not one that did not ("if Anne had put it back", "it would be there")."""
+    put it back"), not one that did not ("if Anne had put it back")."""
     return _UNLESS.search(clause) is not None or (
         _IF.search(clause) is not None and _COUNTERFACTUAL.search(clause) is None
     )
 
 
+def _puts_in(clause: str, container: str) -> bool:
+    """Whether a clause puts an item in the container or back ("Bob put the apple back";
+    not "Bob looked back")."""
+    return _moves_into(clause, container) or (
+        _BACK_IN.search(clause) is not None and _MOVE_VERB.search(clause) is not None
+    )
+
+
 def _hedged_elsewhere(text: str, empty_clause: tuple[int, int]) -> bool:
     """Whether a reply hedges outside the clause that says the box is empty ("Empty,
-    unless Bob put the apple back")."""
+    unless I'm mistaken", "Empty. The apple might be back in it.")."""
     return any(
         not empty_clause[0] <= hedge.start() < empty_clause[1] for hedge in _own_hedges(text)
     )
@@ -1811,10 +1852,8 @@ def _own_hedges(text: str) -> Iterator[re.Match[str]]:
     ("Empty - though Carol would guess the ball", "although B may think it's the apple")."""
     for hedge in _HEDGED.finditer(text):
         start, end = _clause_around(text, hedge)
-        if not any(
-            belief.span() != hedge.span() and not _BY_ME.search(text, start, belief.start())
-            for belief in _BELIEF.finditer(text, start, end)
-        ):
+        beliefs = _BELIEF.finditer(text, start, end)
+        if not _not_mine(text, (found for found in beliefs if found.span() != hedge.span())):
             yield hedge
 
 
@@ -1854,17 +1893,22 @@ def _returned(text: str) -> bool:
 def _anothers_belief(sentence: str) -> bool:
     """Whether a sentence tells what someone other than A thinks ("Carol still thinks ...",
     "B would expect ...", "I believe B still thinks ..."; not "I think ...")."""
-    return any(
-        not _BY_ME.search(sentence, 0, belief.start()) for belief in _BELIEF.finditer(sentence)
-    )
+    return _not_mine(sentence, _BELIEF.finditer(sentence))
 
 
 def _anothers_answer(text: str) -> bool:
     """Whether a text tells what someone other than A would answer ("Bob would say"; not
     "I'd say")."""
+    return _not_mine(text, _WOULD_ANSWER_FOUND.finditer(text))
+
+
+def _not_mine(text: str, beliefs: Iterable[re.Match[str]]) -> bool:
+    """Whether any of `beliefs` (belief words or answers found in `text`) is someone's other
+    than A's: not right after A's own "I" ("I think", "I still believe", "I'd say"). Only
+    the few characters before each are read, so a long text is read in linear time."""
     return any(
-        not _BY_ME.search(text, 0, answer.start())
-        for answer in re.finditer(_WOULD_ANSWER, text, _FLAGS)
+        _BY_ME.search(text, max(0, belief.start() - _BY_ME_REACH), belief.start()) is None
+        for belief in beliefs
     )
 
 
@@ -2067,7 +2111,7 @@ def _empty_now(text: str, container: str) -> re.Match[str] | None:
     moved out of the box after C left"), in the reasons after a colon or a dash ("Empty -
     C moved the apple to the bag"; not "Empty - or so B thinks") or in what might be
     ("Empty, unless B put the apple back")."""
-    said = _QUESTION.sub(" ", text)
+    said = _QUESTION.sub(lambda asked: " " * len(asked.group()), text)  # positions hold
     for match in _empty_words(said, container):
         start, end = _sentence_around(said, match)
         reasons = _REASONS_MARK.search(said, match.end(), end)
@@ -2082,7 +2126,7 @@ def _empty_now(text: str, container: str) -> re.Match[str] | None:
             _PAST_BEFORE.search(said, max(0, match.start() - _NEGATION_WINDOW), match.start())
             or _PAST_AFTER.match(said, match.end())
             or _ANOTHERS_OR_SEEMING.search(sentence)
-            or _anothers_answer(said[start : match.start()])  # "Bob would say it's empty"
+            or _anothers_answer(said[clause[0] : match.start()])  # "Bob would say it's empty"
         ):
             return match
     return None
@@ -2211,7 +2255,7 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         checked = explained[: statement.start() + len(said)] if cut else explained
         clause_end = statement.start() + len(said)
         if (
-            next(_own_hedges(checked if cut else piece), None)
+            any(_own_hedges(checked if cut else piece))
             or _believed(checked, clause_end)
             or _negated(checked, clause_end)
         ):
@@ -2373,13 +2417,13 @@ def _concluded(text: str, container: str | None) -> ParsedAnswer | None:
         if len(markers) < 2 or not _BELIEF.search(_first_sentence(text[markers[-1].end() :])):
             break
         marker = markers.pop()
-        if _OR_SO.search(text, 0, marker.start()):
+        if _OR_SO.search(text, max(0, marker.start() - _OR_SO_REACH), marker.start()):
             # "so the box is empty - or so Bob believes" is Bob's; a revision to it that
             # the reply ends on ("No, scratch that: the box is empty - or so Bob thinks")
             # leaves A no answer.
             sentences = _SENTENCE_BREAK.split(text[marker.end() :].strip(), maxsplit=1)
             ends = len(sentences) == 1 or not _items_in(sentences[-1])
-            if ends and markers and _REVISION.match(markers[-1].group()):
+            if ends and markers and _RETRACTION.match(text, markers[-1].start()):
                 return ParsedAnswer(None, "revised to what another player thinks")
             return None
         text = text[: marker.start()]
