@@ -132,3 +132,22 @@ def test_the_cores_are_inspect_free() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr.strip().splitlines()[-1]
+
+
+def test_no_module_defines_a_name_twice() -> None:
+    """A module-level name bound twice silently replaces the first (ruff flags it only for
+    imports and functions): a second `_MOVE_VERB` in the answer reader once changed
+    readings far from where it was written."""
+    files = [p for top in ("tom_eval", "tasks", "scorers") for p in (ROOT / top).rglob("*.py")]
+    twice = []
+    for path in files:
+        bound: list[str] = []
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign):
+                bound += [target.id for target in node.targets if isinstance(target, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                bound.append(node.target.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.append(node.name)
+        twice += [f"{module_name(path)}.{name}" for name in set(bound) if bound.count(name) > 1]
+    assert not twice
