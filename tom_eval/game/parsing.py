@@ -804,16 +804,16 @@ _ANOTHERS_IGNORANCE = re.compile(
     _FLAGS,
 )
 """What opens another player's view set against a statement ("..., though C doesn't know")."""
+_HAD_FIRST = re.compile(r"^\W*had\s", _FLAGS)
+"""A condition that did not hold, told by inversion ("Had Carol not taken it out")."""
 _CONDITIONAL = re.compile(
     r"\b(?:if|unless|could|would(?!\s+(?:later|then|soon|eventually|afterwards|stay|remain)\b))\b"
-    r"|(?<=\w)'d\b|^\W*had\s",
+    rf"|(?<=\w)'d\b|{_HAD_FIRST.pattern}",
     _FLAGS,
 )
 """A clause of a condition or of what would be ("if ...", "it would still be there", "Had
 Carol not taken it out"; not "Bob would later put it back" or "it would stay empty until
 ...", which tell the story)."""
-_HAD_FIRST = re.compile(r"\W*had\s", _FLAGS)
-"""A condition that did not hold, told by inversion ("Had Carol not taken it out")."""
 _UNLESS = re.compile(r"\bunless\b", _FLAGS)
 _IF = re.compile(r"\bif\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(r"\b(?:would|could|had|hadn't)\b|(?<=\w)'d\b", _FLAGS)
@@ -1817,7 +1817,7 @@ def _sentence_clauses(text: str) -> Iterator[list[tuple[int, int]]]:
 def _counterfactual(clause: str) -> bool:
     """Whether a clause sets a condition that did not hold ("if nobody had touched it",
     "Had Carol not taken it out", "if B hadn't returned")."""
-    return _HAD_FIRST.match(clause) is not None or (
+    return _HAD_FIRST.search(clause) is not None or (
         (_IF.search(clause) is not None or _UNLESS.search(clause) is not None)
         and _COUNTERFACTUAL.search(clause) is not None
     )
