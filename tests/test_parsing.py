@@ -1113,6 +1113,18 @@ def test_an_echoed_option_list_is_no_answer_but_an_answer_before_a_list_is() -> 
         ("Empty. If nobody had touched it, the brick would still be in the box.", NOTHING),
         ("The box is empty, unless Bob put the apple back.", None),
         ("The box is empty, unless B put the apple back.", None),
+        ("The box is empty. Unless Bob put the apple back, of course.", None),
+        ("The box is empty. If Bob put the apple back, though, it holds the apple.", None),
+        (
+            "The box is empty. Unless someone put the brick back, which didn't happen, it stays "
+            "empty.",
+            NOTHING,
+        ),
+        (
+            "The box is empty. The ball would be in it unless someone moved it, and B did move it "
+            "to the basket.",
+            NOTHING,
+        ),
         ("Nothing. The stapler could have stayed in the box if B hadn't returned.", NOTHING),
         ("The box is empty from B's view - he hadn't seen C put the brick into the box.", "brick"),
         ("The box is empty after the move, but B would later put the banana in it.", "banana"),

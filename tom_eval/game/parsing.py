@@ -814,6 +814,10 @@ _CONDITIONAL = re.compile(
 """A clause of a condition or of what would be ("if ...", "it would still be there", "Had
 Carol not taken it out"; not "Bob would later put it back" or "it would stay empty until
 ...", which tell the story)."""
+_PUT_BACK = re.compile(
+    rf"\b(?:{_MOVES}|brought|returned|slipped|tossed)\b[^.,;:!?\n]{{0,40}}?\bback\b", _FLAGS
+)
+"""An item put back ("Bob put the apple back", "moved it back in")."""
 _UNLESS = re.compile(r"\bunless\b", _FLAGS)
 _IF = re.compile(r"\bif\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(r"\b(?:would|could|had|hadn't)\b|(?<=\w)'d\b", _FLAGS)
@@ -1782,23 +1786,33 @@ def _without_conditionals(text: str, kept: tuple[int, int], container: str) -> t
     """A reply without what might have been, blanked so that positions hold, but for the
     clause `kept`: the condition and the "would" or "could" clauses of a sentence that sets
     one that did not hold ("If nobody had touched it, the brick would still be in the box",
-    "Had Carol not taken it out, ...", "It could have stayed if B hadn't returned"), and an
-    open condition that puts an item in ("unless Bob put the apple back"), which leaves an
-    empty box undecided (the flag). Any other "would", "could" or "if" stays: a hedge."""
+    "Had Carol not taken it out, ...", "It could have stayed if B hadn't returned"), and a
+    sentence with an open condition that puts an item in ("unless Bob put the apple back",
+    "If Bob put it back, though, it holds the apple"), which leaves an empty box undecided
+    (the flag). Any other "would", "could" or "if" stays: a hedge."""
     blanked = list(text)
     moves_in = False
     for sentence in _sentence_clauses(text):
         counterfactual = any(_counterfactual(text[start:end]) for start, end in sentence)
+        puts_in = _puts_in_if(text, sentence, container)
+        moves_in = moves_in or puts_in
         for start, end in sentence:
-            clause = text[start:end]
-            if not (end <= kept[0] or start >= kept[1]):
-                continue
-            if counterfactual and _CONDITIONAL.search(clause):
+            outside = end <= kept[0] or start >= kept[1]
+            if outside and (puts_in or (counterfactual and _CONDITIONAL.search(text[start:end]))):
                 blanked[start:end] = " " * (end - start)
-            elif _open_condition(clause) and _puts_in(clause, container):
-                blanked[start:end] = " " * (end - start)
-                moves_in = True
     return "".join(blanked), moves_in
+
+
+def _puts_in_if(text: str, clauses: list[tuple[int, int]], container: str) -> bool:
+    """Whether one of a sentence's `clauses` sets an open condition that puts an item in
+    ("unless Bob put the apple back"), not one the sentence denies ("Unless someone put
+    the brick back, which didn't happen, ...")."""
+    if clauses and _NEGATION.search(text, clauses[0][0], clauses[-1][1]):
+        return False
+    return any(
+        _open_condition(text[start:end]) and _puts_in(text[start:end], container)
+        for start, end in clauses
+    )
 
 
 def _sentence_clauses(text: str) -> Iterator[list[tuple[int, int]]]:
@@ -1833,10 +1847,8 @@ def _open_condition(clause: str) -> bool:
 
 def _puts_in(clause: str, container: str) -> bool:
     """Whether a clause puts an item in the container or back ("Bob put the apple back";
-    not "Bob looked back")."""
-    return _moves_into(clause, container) or (
-        _BACK_IN.search(clause) is not None and _MOVE_VERB.search(clause) is not None
-    )
+    not "Bob looked back" or "the ball would be in it unless someone moved it")."""
+    return _moves_into(clause, container) or _PUT_BACK.search(clause) is not None
 
 
 def _hedged_elsewhere(text: str, empty_clause: tuple[int, int]) -> bool:
@@ -2263,7 +2275,13 @@ def _stated(text: str, container: str | None) -> ParsedAnswer | None:
         stated = (said, start + statement.end())
     # What follows the statement's verb, its own clause included ("The box contains the
     # banana - sorry, I mean the orange").
-    if stated is None or _CONTINUED.search(text[stated[1] :]):
+    rest = text[stated[1] :] if stated else ""
+    if (
+        stated is None
+        or _CONTINUED.search(rest)
+        # "The box is empty. Unless Bob put the apple back, of course."
+        or any(_puts_in_if(rest, sentence, container) for sentence in _sentence_clauses(rest))
+    ):
         return None
     return _one_answer(_without_paths_elsewhere(stated[0], container), container)
 
