@@ -35,7 +35,7 @@ FRAGMENTS = {
     "hedges in another player's answer": "empty - C would probably say the apple, ",
     "a conclusion's reasons after a colon": "No, wait, the box is empty: the apple moved ",
     "what might have been": "empty. If nobody had moved it, the apple would be ",
-    "A's beliefs after a conclusion": "so the box is empty I think ",
+    "A's beliefs after a conclusion": " I think",
     "held by another container": "the bag has the apple ",
     "container labels": "- Bag: apple\n- Box: ball\n",
     "labels with notes": "Box (at the start): apple\n",
@@ -48,6 +48,9 @@ FRAGMENTS = {
     "revisions": "actually, the apple. ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
+OPENINGS = {"A's beliefs after a conclusion": "So the box is empty"}
+"""What a reply says once before its fragment's repeats, where the rule needs it (one
+conclusion, then its long tail)."""
 
 
 def seconds(text: str, runs: int) -> float:
@@ -72,7 +75,8 @@ def main() -> None:
     print("|---" * (len(sizes) + 2) + "|")
     worst = 0.0
     for name, fragment in FRAGMENTS.items():
-        texts = [fragment * max(1, size // len(fragment)) for size in sizes]
+        opening = OPENINGS.get(name, "")
+        texts = [opening + fragment * max(1, size // len(fragment)) for size in sizes]
         times = [seconds(text, args.runs) for text in texts]
         growth = (times[-1] / len(texts[-1])) / (times[0] / len(texts[0]))
         worst = max(worst, growth)

@@ -818,8 +818,9 @@ _PUT_BACK = re.compile(
     rf"\b(?:{_MOVES}|brought|returned|slipped|tossed)\b[^.,;:!?\n]{{0,40}}?\bback\b", _FLAGS
 )
 """An item put back ("Bob put the apple back", "moved it back in")."""
+_CONDITION = re.compile(r"\b(?:if|unless)\b", _FLAGS)
+"""A condition's word."""
 _UNLESS = re.compile(r"\bunless\b", _FLAGS)
-_IF = re.compile(r"\bif\b", _FLAGS)
 _COUNTERFACTUAL = re.compile(r"\b(?:would|could|had|hadn't)\b|(?<=\w)'d\b", _FLAGS)
 """What makes a condition one that did not hold ("if Anne had put it back")."""
 _HEDGED = re.compile(
@@ -1832,8 +1833,7 @@ def _counterfactual(clause: str) -> bool:
     """Whether a clause sets a condition that did not hold ("if nobody had touched it",
     "Had Carol not taken it out", "if B hadn't returned")."""
     return _HAD_FIRST.search(clause) is not None or (
-        (_IF.search(clause) is not None or _UNLESS.search(clause) is not None)
-        and _COUNTERFACTUAL.search(clause) is not None
+        _CONDITION.search(clause) is not None and _COUNTERFACTUAL.search(clause) is not None
     )
 
 
@@ -1841,7 +1841,7 @@ def _open_condition(clause: str) -> bool:
     """Whether a clause sets a condition that may hold ("unless Bob put it back", "if Bob
     put it back"), not one that did not ("if Anne had put it back")."""
     return _UNLESS.search(clause) is not None or (
-        _IF.search(clause) is not None and _COUNTERFACTUAL.search(clause) is None
+        _CONDITION.search(clause) is not None and _COUNTERFACTUAL.search(clause) is None
     )
 
 
