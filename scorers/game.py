@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.scorer import (
@@ -40,8 +39,9 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from scorers.tom import PlayedRules, balanced, key_mean_reducer, logged_action, score_value
+from scorers.tom import balanced, key_mean_reducer, logged_action, score_value
 from tom_eval.errors import InputError
+from tom_eval.game.dataset import GameMetadata, GameStoryEntry
 from tom_eval.game.decisions import Action
 from tom_eval.game.full_game import TurnPlan
 from tom_eval.game.mastery import mastery_scores
@@ -127,7 +127,7 @@ def game_scorer() -> Scorer:
             raise refused(
                 f"sample {state.sample_id}: the logged game has no winner; was the log edited?"
             )
-        game = logged_as(_Game, state.metadata, state.sample_id, "the metadata", others=True)
+        game = logged_as(GameMetadata, state.metadata, state.sample_id, "the metadata", others=True)
         plan, entries = _plan(state.metadata, game, state.sample_id)
         records = [
             _turn(turn, number, plan, state.sample_id)
@@ -173,35 +173,16 @@ def game_scorer() -> Scorer:
     return score
 
 
-@dataclass(frozen=True)
-class _Game(PlayedRules):
-    """What the scorer reads of a game's metadata (`dataset.game_dataset`): its rules, and
-    its turns and stories."""
-
-    turns: int
-    stories: list[dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """What the scorer reads of a designed story the game plays."""
-
-    key: str
-    id: int
-    extra: str
-    expected_action: str
-    story: dict[str, Any]
-    """Read by `solver.game_plan`."""
-
-
 def _plan(
-    metadata: dict[str, Any], game: _Game, sample_id: object
-) -> tuple[tuple[TurnPlan, ...], dict[str, _Entry]]:
+    metadata: dict[str, Any], game: GameMetadata, sample_id: object
+) -> tuple[tuple[TurnPlan, ...], dict[str, GameStoryEntry]]:
     """The game's turns and its designed stories by key, as its metadata gives them; a log
     edited by hand, scored again, is refused in one line."""
     entries = {}
     for index, entry in enumerate(game.stories, start=1):
-        read = logged_as(_Entry, entry, sample_id, f"the metadata's story {index}", others=True)
+        read = logged_as(
+            GameStoryEntry, entry, sample_id, f"the metadata's story {index}", others=True
+        )
         entries[read.key] = read
     try:
         return game_plan(metadata, str(sample_id)), entries

@@ -19,8 +19,6 @@ applies to (NaN elsewhere, which the metrics skip):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
 
 from inspect_ai.scorer import (
     Metric,
@@ -35,6 +33,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from tom_eval.intervals import wilson_interval
+from tom_eval.knowledge.dataset import IkdMetadata
 from tom_eval.knowledge.metrics import headline
 from tom_eval.knowledge.parsing import Verdict, read_verdict, word_iou
 from tom_eval.refusal import logged_as, refuse_other_tasks, refused
@@ -86,23 +85,13 @@ def _explanation(verdict: Verdict, erroneous: bool, gold: str, iou: float) -> st
     return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class _Story:
-    """What the scorer reads of a sample's metadata (`knowledge.dataset`): checked, since a
-    log edited by hand and scored again could make an erroneous story an original one."""
-
-    kind: Literal["original", "error"]
-    gold: str = ""
-    """The error's span in an erroneous story."""
-
-
 @scorer(metrics=[ikd_metrics()])
 def ikd_scorer() -> Scorer:
     """The conclusion against the story's kind; the quote against the gold error span."""
 
     async def score(state: TaskState, target: Target) -> Score:
         refuse_other_tasks(state.metadata, state.sample_id, ("kind",), "tasks/ikd.py", "ikd_scorer")
-        story = logged_as(_Story, state.metadata, state.sample_id, "the metadata", others=True)
+        story = logged_as(IkdMetadata, state.metadata, state.sample_id, "the metadata", others=True)
         if story.kind == "error" and "gold" not in state.metadata:  # it would leave localisation
             raise refused(
                 f"sample {state.sample_id}: an erroneous story's metadata has no 'gold'; was "

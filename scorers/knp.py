@@ -17,7 +17,6 @@ in `na`; a judge reply that is none of the three is counted in `invalid`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import (
@@ -31,6 +30,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from tom_eval.intervals import wilson_interval
+from tom_eval.knowledge.dataset import KnpMetadata
 from tom_eval.knowledge.metrics import headline, order_consistency
 from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
 from tom_eval.knowledge.prompts import judge_prompt
@@ -57,15 +57,6 @@ def choice_value(letter: str | None, right: str) -> dict[str, float]:
     }
 
 
-@dataclass(frozen=True)
-class _Choice:
-    """What the scorer reads of a sample's metadata (`knowledge.dataset`)."""
-
-    correct_letter: str
-    options: dict[str, str]
-    """The options' texts by letter."""
-
-
 @scorer(metrics=[knp_metrics(both_orders=False)])
 def knp_scorer() -> Scorer:
     """The chosen letter against the right one (the action without the knowledge)."""
@@ -73,7 +64,9 @@ def knp_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         needed = ("correct_letter", "options")
         refuse_other_tasks(state.metadata, state.sample_id, needed, "tasks/knp.py", "knp_scorer")
-        choice = logged_as(_Choice, state.metadata, state.sample_id, "the metadata", others=True)
+        choice = logged_as(
+            KnpMetadata, state.metadata, state.sample_id, "the metadata", others=True
+        )
         right, options = choice.correct_letter, choice.options
         if right not in options:  # only a log edited by hand, scored again
             raise refused(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from typing import Protocol
 
 from inspect_ai.scorer import (
@@ -38,6 +38,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from tom_eval.errors import InputError
+from tom_eval.game.dataset import PlayedRules
 from tom_eval.game.decisions import PASS, Action, guaranteed_value, legal_actions
 from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
@@ -248,15 +249,6 @@ def _explanation(record: GameRecord, solution: Solution, regret: float) -> str:
         f"({'right' if record.answer_correct else 'wrong'}; the {question} holds {truth})  \n"
         f"**Points** Blue {record.blue:+g}, Red {record.red:+g}"
     )
-
-
-@dataclass(frozen=True)
-class PlayedRules:
-    """The rules a trial or a game was played under, as a scorer reads them from its
-    metadata (the game's scorer reads them with its stories)."""
-
-    lose: bool
-    neutral: bool
 
 
 _GAME_FIELDS = ("story", "lose", "neutral")

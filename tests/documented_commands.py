@@ -23,10 +23,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+PAGES = [
+    "README.md",
+    "CHANGELOG.md",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
+]
 BIN = Path(sys.executable).parent
 LINKED = ("tasks", "scorers", "scenarios", "tests", "benchmarks")
-RUN = ("inspect eval", "tom-eval ", "python benchmarks/")
+RUN = ("inspect eval", "inspect score", "tom-eval ", "python benchmarks/")
 """Commands the test runs; anything else in a block (pip, pytest, ruff, inspect view) is
 set-up or tooling, not a documented result."""
 LOCAL_MODELS = ("tom/", "gguf/")
@@ -286,7 +290,7 @@ def run_page(
 
 def cost(page: str) -> float:
     """A rough guess of a page's run time, so that the longest pages start first."""
-    seconds = {"gguf/": 20.0, "python benchmarks/": 12.0, "inspect eval": 4.0, "tom-eval": 1.0}
+    seconds = {"gguf/": 20.0, "python benchmarks/": 12.0, "inspect": 4.0, "tom-eval": 1.0}
     return sum(
         next(v for k, v in seconds.items() if k in small(command.text)) for command in RUNS[page]
     )

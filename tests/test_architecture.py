@@ -151,3 +151,23 @@ def test_no_module_defines_a_name_twice() -> None:
                 bound.append(node.name)
         twice += [f"{module_name(path)}.{name}" for name in set(bound) if bound.count(name) > 1]
     assert not twice
+
+
+def test_every_scorer_loads_from_its_file() -> None:
+    """`inspect score LOG --scorer scorers/tom.py@tom_scorer` loads the file as a module that
+    `sys.modules` does not hold, where a dataclass of the file cannot read its own annotations
+    (it failed so): each scorer file loads and makes its scorers the way Inspect does."""
+    from inspect_ai._eval.loader import scorer_from_spec
+    from inspect_ai.scorer._scorer import ScorerSpec
+
+    made = []
+    for path in sorted((ROOT / "scorers").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in tree.body:
+            if isinstance(function, ast.FunctionDef) and any(
+                isinstance(d, ast.Call) and getattr(d.func, "id", "") == "scorer"
+                for d in function.decorator_list
+            ):
+                spec = ScorerSpec(scorer=f"{path.relative_to(ROOT)}@{function.name}")
+                made.append(scorer_from_spec(spec, task_path=None))
+    assert len(made) >= 7

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -312,3 +313,33 @@ def record_to_sample(
         target=str(decision.optimal),
         metadata=metadata,
     )
+
+
+@dataclass(frozen=True)
+class PlayedRules:
+    """The rules a trial or a game was played under, as a scorer reads them from its
+    metadata (the game's scorer reads them with its stories)."""
+
+    lose: bool
+    neutral: bool
+
+
+@dataclass(frozen=True)
+class GameMetadata(PlayedRules):
+    """What the game's scorer reads of a game's metadata (`game_dataset`): its rules, and
+    its turns and stories."""
+
+    turns: int
+    stories: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GameStoryEntry:
+    """What the game's scorer reads of a designed story the game plays (`_story_entry`)."""
+
+    key: str
+    id: int
+    extra: str
+    expected_action: str
+    story: dict[str, Any]
+    """Read by `solver.game_plan`."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -182,3 +183,23 @@ def chosen_genres(genre: object, present: Collection[str]) -> set[str]:
     if genre is None:
         return set(present)
     return set(names("genre", genre, sorted(present), source="the genres of this data"))
+
+
+@dataclass(frozen=True)
+class KnpMetadata:
+    """What the KNP scorer reads of a sample's metadata (`knp_sample`)."""
+
+    correct_letter: str
+    options: dict[str, str]
+    """The options' texts by letter."""
+
+
+@dataclass(frozen=True)
+class IkdMetadata:
+    """What the IKD scorer reads of a sample's metadata (`original_sample`, `error_sample`):
+    checked, since a log edited by hand and scored again could make an erroneous story an
+    original one."""
+
+    kind: Literal["original", "error"]
+    gold: str = ""
+    """The error's span in an erroneous story."""
