@@ -58,7 +58,7 @@ def ikd(
         stories: "all" (the 500 originals and the 500 erroneous stories), "original" or
             "error".
         highlight: "none"; "error" shows the erroneous event again after the story (the
-            seed's Table 3 ablation 1); "error_and_knowledge" also the story's mention of
+            paper's Table 3 ablation 1); "error_and_knowledge" also the story's mention of
             the knowledge (ablation 2; with focus_on_knowledge, ablation 3). Needs
             stories=error: an original story has no erroneous event.
         focus_on_knowledge: tell the model to attend to what the characters know (Figure 4,

@@ -62,13 +62,13 @@ def knp(
         seed: the seed of the "seeded" order (refused with any other order, and with
             `open_ended`).
         open_ended: ask for the next action without options, judged by the `grader` model
-            role with the seed's Table 10 prompt (True / False / NA); `order` is refused.
+            role with the paper's Table 10 prompt (True / False / NA); `order` is refused.
         focus_on_knowledge: tell the model to attend to what the characters know (the
-            seed's Figure 4 ablation).
+            paper's Figure 4 ablation).
         genre: only these genres (comma-separated): fantasy, kids, mystery, romance,
             science-fiction.
-        sample: play a balanced subset of this many items, spread evenly over the genres
-            and the right option's letter (an item played in both orders counts once)
+        sample: play a balanced subset of this many items, spread evenly over the right
+            option's letter, then the genres (an item played in both orders counts once)
             (default: every item).
         sample_seed: the seed of the subset (default 0).
     """

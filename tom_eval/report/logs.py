@@ -361,7 +361,7 @@ def once_per_sample(
 def _warn_mixed_versions(evals: pd.DataFrame, warnings: list[str]) -> None:
     """A run whose logs were written by different versions of its task is pooled all the
     same (one run, as its settings say): said, since a reader of one version may score a
-    reply otherwise than another's (README, "Changelog")."""
+    reply otherwise than another's (CHANGELOG.md)."""
     if "task_version" not in evals:
         return
     versions = evals.groupby("run", sort=True)["task_version"].unique()
@@ -370,7 +370,7 @@ def _warn_mixed_versions(evals: pd.DataFrame, warnings: list[str]) -> None:
             listed = ", ".join(sorted(map(str, found), key=_version_order))
             warnings.append(
                 f"{run}: pools logs of task versions {listed}; a reply may be scored "
-                "otherwise by each (see the README's Changelog)"
+                "otherwise by each (see CHANGELOG.md)"
             )
 
 
