@@ -39,7 +39,7 @@ from inspect_ai.solver import TaskState
 
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import PlayedRules
-from tom_eval.game.decisions import PASS, Action, guaranteed_value, legal_actions
+from tom_eval.game.decisions import PASS, Action, guaranteed_value, is_legal
 from tom_eval.game.oracle import Solution, shared_solution
 from tom_eval.game.rules import Rules
 from tom_eval.game.scenario_file import read_story_fields
@@ -94,14 +94,15 @@ def score_value(
 def logged_action(text: str | None, solution: Solution, what: str) -> Action | None:
     """The action a logged turn chose (None: the reply could not be read), refused in one
     line when a log edited by hand holds one that is not canonical or not legal in the
-    turn's story (a player or container it lacks), which the engine cannot value."""
+    turn's story (a player or container it lacks), which the engine cannot value; a Tell
+    of an item the game lacks is legal (`is_legal`)."""
     if text is None:
         return None
     try:
         chosen = Action.from_text(text)
     except ValueError as error:
         raise refused(f"{what}: {error}; was the log edited?") from None
-    if chosen not in legal_actions(solution.situation):
+    if not is_legal(solution.situation, chosen):
         raise refused(f"{what} {text!r} is not one of the story's; was the log edited?")
     return chosen
 

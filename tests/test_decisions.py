@@ -14,6 +14,7 @@ from tom_eval.game.decisions import (
     _decided,
     decide,
     guaranteed_value,
+    is_legal,
     legal_actions,
 )
 from tom_eval.game.epistemics import OTHER_LABELS, Assessment, Status
@@ -118,6 +119,26 @@ def test_every_legal_action_gets_a_value(spec_rows: list[SpecRow]) -> None:
     assert len(actions) == 1 + 3 * 3 + 3 * 3 * 7
     assert all(isinstance(guaranteed_value(situation, action), float) for action in actions)
     assert str(Action("tell", "B", "box", "nothing")) == "Tell(B, box, nothing)"
+
+
+def test_a_tell_of_any_contents_is_legal_but_not_a_player_or_container_the_game_lacks(
+    spec_rows: list[SpecRow],
+) -> None:
+    """The parser keeps a Tell of what the game lacks ("pear"); the engine values it as a
+    Tell of what A does not believe, so the scorer scores it rather than refusing it."""
+    situation = situation_for(zero_a_rows(spec_rows)[0], "Unknown")
+    pear = Action("tell", "B", "box", "pear")
+    assert is_legal(situation, pear) and pear not in legal_actions(situation)
+    other = Action("tell", "B", "box", "banana")
+    assert guaranteed_value(situation, pear) == guaranteed_value(situation, other)
+    assert all(is_legal(situation, action) for action in legal_actions(situation))
+    for action in (
+        Action("tell", "Z", "box", "pear"),
+        Action("tell", "B", "shelf", "apple"),
+        Action("ask", "B", "shelf"),
+        Action("ask", "A", "box"),
+    ):
+        assert not is_legal(situation, action)
 
 
 def test_a_lie_to_a_teammate_who_did_not_see_the_latest_change_is_believed() -> None:

@@ -254,6 +254,25 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 
+@pytest.mark.parametrize("response_format", ["action", "free"])
+def test_a_tell_of_an_item_the_game_lacks_is_scored_not_refused(
+    tmp_path: Path, response_format: ResponseFormat
+) -> None:
+    """A model's output, not a log edited by hand: played, scored as not optimal (the
+    run went on to an error before), and scored again the same."""
+    pear = scripted(lambda view: Action("tell", "B", view.observation.question, "pear"))
+    log = run(tmp_path, pear, response_format=response_format, **THREE)
+    got = metrics(log)
+    assert got["tom_scorer.valid"] == 1.0 and got["tom_scorer.optimal"] == 0.0
+    for sample in log.samples or []:
+        action = played_turn(sample)["action"]
+        assert action.startswith("Tell(B, ") and action.endswith(", pear)")
+    again = inspect_score(log, tom_scorer(), action="append", display="none")
+    assert again.results is not None
+    by_name = {score.name: score.metrics for score in again.results.scores}
+    assert by_name["tom_scorer1"]["optimal"].value == 0.0
+
+
 @pytest.mark.parametrize(
     ("edit", "said"),
     [

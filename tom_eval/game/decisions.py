@@ -34,7 +34,7 @@ class Action:
     player: str | None = None
     container: str | None = None
     contents: str | None = None
-    """For a Tell: an item, or NOTHING."""
+    """For a Tell: an item, NOTHING, or whatever else a reply told (`is_legal`)."""
 
     @property
     def cost(self) -> float:
@@ -83,6 +83,17 @@ class Situation:
 def legal_actions(situation: Situation) -> tuple[Action, ...]:
     """Pass, Ask anyone about any container, Tell anyone anything about any container."""
     return _action_table(situation.players, situation.containers)[0]
+
+
+def is_legal(situation: Situation, action: Action) -> bool:
+    """Whether A may take `action`: one of `legal_actions`, or a Tell of contents that are
+    not one of the game's items to a player about a container of the game. The engine
+    chooses among Tells of the game's items, but a reply may tell anything, and the parser
+    keeps such a Tell ("Tell(B, bag, pear)"): it is played and valued as any Tell of what A
+    does not believe (`guaranteed_value`), a model's output to score, not an error."""
+    if action.kind == "tell":
+        action = Action("tell", action.player, action.container, NOTHING)
+    return action in _action_table(situation.players, situation.containers)[1]
 
 
 @lru_cache(maxsize=64)
