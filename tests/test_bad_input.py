@@ -335,7 +335,12 @@ CASES = [
     Case(
         "generate, --out a named pipe (renaming over it would replace it)",
         lambda d: generate_into(str(fifo(d / "pipe"))),
-        "pipe: not a regular file; give a file name",
+        "pipe: not a regular file (a device, pipe or socket); give a file name",
+    ),
+    Case(
+        "generate, --out a link to a pipe (/dev/stdout piped: named as given, not as /proc's)",
+        lambda d: generate_into(str(linked(d / "stdout", fifo(d / "pipe")))),
+        "stdout: not a regular file (a device, pipe or socket); give a file name",
     ),
     Case(
         "generate, --out empty (the current folder)",
@@ -1260,6 +1265,11 @@ def test_a_killed_log_with_scored_samples_is_not_called_empty(
 def fifo(path: Path) -> Path:
     os.mkfifo(path)
     return path
+
+
+def linked(link: Path, target: Path) -> Path:
+    link.symlink_to(target)
+    return link
 
 
 def test_a_file_written_through_a_symbolic_link_keeps_the_link(tmp_path: Path) -> None:

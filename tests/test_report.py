@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from inspect_ai import Task, task
+from inspect_ai import Task
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import (
@@ -28,6 +28,7 @@ from inspect_ai.model import (
     ModelUsage,
     get_model,
 )
+from inspect_ai.scorer import match
 from matplotlib.figure import Figure
 
 from conftest import ROOT, damaged, inspect_eval, without_sample_entries
@@ -79,17 +80,14 @@ def thinker(
     return output
 
 
-@task
-def other_task() -> Task:
-    return Task(dataset=[Sample(input="hi", target="hi")])
-
-
-def foreign_log(folder: Path) -> Path:
-    """A log of another task (usage set, so no tokenizer is downloaded)."""
+def foreign_log(folder: Path, name: str = "other_task") -> Path:
+    """A log of another task, which may share a name with one of ours (usage set, so no
+    tokenizer is downloaded)."""
     output = ModelOutput.from_content("mockllm/model", "hi")
     output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
     model = get_model("mockllm/model", custom_outputs=[output], memoize=False)
-    inspect_eval(other_task(), model=model, log_dir=str(folder), display="none")
+    other = Task(dataset=[Sample(input="hi", target="hi")], scorer=match(), name=name)
+    inspect_eval(other, model=model, log_dir=str(folder), display="none")
     return folder
 
 
@@ -866,8 +864,24 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     other = foreign_log(tmp_path / "other")
     assert main(["report", str(other), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     error = capsys.readouterr().err
-    assert "not a tom-eval log (task other_task); skipped" in error
+    assert "not a tom-eval log (task other_task, version 0, where" in error
     assert "no tom-eval run with scored samples" in error and "Traceback" not in error
+
+
+@pytest.mark.parametrize("name", ["tom", "knp", "coherence"])
+def test_another_task_of_one_of_our_names_is_not_ours(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user's own `tom` task was read as the game's (a KeyError traceback), and a `knp`
+    one as KNP's (exit 0, an empty report): told apart by the version ours write."""
+    other = str(foreign_log(tmp_path / "other", name))
+    assert main(["report", other, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert f"not a tom-eval log (task {name}, version 0, where" in error
+    assert "Traceback" not in error and not (tmp_path / "o").exists()
+    if name == "tom":
+        assert main(["report", "--compare", other, other, "--out", str(tmp_path / "o")]) == 2
+        assert "not a tom-eval log" in capsys.readouterr().err
 
 
 def test_a_foreign_log_beside_game_logs_is_a_warning(

@@ -79,8 +79,10 @@ def file_to_write(path: Path) -> Path:
     device, pipe or socket is an InputError."""
     if path.is_dir():
         raise InputError(f"{path}: is a folder; give a file name")
+    # Checked through the link, named as given: /dev/stdout into a pipe resolves to a
+    # /proc name that no longer exists as a path ("pipe:[1775649]").
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: not a regular file (a device, pipe or socket); give a file name")
     if path.is_symlink():
         path = Path(os.path.realpath(path))
-    if path.exists() and not path.is_file():
-        raise InputError(f"{path}: not a regular file; give a file name")
     return path

@@ -177,7 +177,9 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     other = ~evals["task_name"].isin(TASK_NAMES)
     warnings += [f"{log}: not a log of the game; skipped" for log in evals.loc[other, "log"]]
     if other.all():
-        raise InputError(f"{', '.join(map(str, paths))}: no run of the game with scored samples")
+        skipped = f" ({'; '.join(warnings)})" if warnings else ""
+        logs = ", ".join(map(str, paths))
+        raise InputError(f"{logs}: no run of the game with scored samples{skipped}")
     with damage_named(evals.loc[~other, "log"]):
         found = results(evals[~other].copy(), warnings, quiet)
     found.logs = tuple(map(str, evals.loc[~other, "log"]))

@@ -159,7 +159,13 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
         "computed from them; skipped"
         for log in evals.loc[unlogged, "log"]
     ]
-    evals = evals[~empty & ~unlogged]
+    foreign = ~evals["task_version"].astype(str).str.fullmatch(TASK_VERSION)
+    warnings += [
+        f"{log}: not a tom-eval log (task {task}, version {version}, where tom-eval's tasks "
+        "write versions such as 13-A); skipped"
+        for log, task, version in evals.loc[foreign & ~empty & ~unlogged, LOG_TASK].to_numpy()
+    ]
+    evals = evals[~empty & ~unlogged & ~foreign]
     # From the kept rows: a Series of the dropped ones would add them back to an empty frame.
     evals = evals.assign(person=evals["model"] == PERSON)
     evals = _without_repeats(evals, warnings)
@@ -250,6 +256,10 @@ the same model with the same settings, and the same tags and eval metadata (a st
 participant, an imported run)."""
 
 PERSON = "tom/human"
+TASK_VERSION = r"\d+-[A-Z]"
+"""The version every tom-eval task writes ("13-A", CHANGELOG.md): a log of another task that
+shares a name with one of ours (a user's own `tom` task) writes none (0) or another."""
+LOG_TASK = ["log", "task_name", "task_version"]
 """People at the terminal: two of them playing one command are two runs, not a repeat."""
 
 
