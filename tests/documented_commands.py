@@ -1,6 +1,6 @@
-"""The documentation's commands: every command of README.md and docs/*.md that needs no
-network, no API key and no person, found, made small and run (`tests/test_docs.py` checks
-their results).
+"""The documentation's commands: every command of README.md, CHANGELOG.md and docs/*.md that
+needs no network, no API key and no person, found, made small and run (`tests/test_docs.py`
+checks their results).
 
 Commands come from the fenced `bash`, `sh` and `console` blocks (docs/development.md, "The
 documentation test", describes the conventions). Each page's commands run in order, in a

@@ -1,7 +1,7 @@
-"""The documentation's commands work: every command of README.md and docs/*.md that needs no
-network, no API key and no person runs, on small sizes, and exits as its page says
-(`documented_commands` finds, shrinks and runs them; `conftest.page_results` starts them with
-the session, beside the other tests). A test per command reports its result.
+"""The documentation's commands work: every command of README.md, CHANGELOG.md and docs/*.md
+that needs no network, no API key and no person runs, on small sizes, and exits as its page
+says (`documented_commands` finds, shrinks and runs them; `conftest.page_results` starts them
+with the session, beside the other tests). A test per command reports its result.
 """
 
 from __future__ import annotations

@@ -80,13 +80,15 @@ def thinker(
     return output
 
 
-def foreign_log(folder: Path, name: str = "other_task") -> Path:
+def foreign_log(folder: Path, name: str = "other_task", version: str | int = 0) -> Path:
     """A log of another task, which may share a name with one of ours (usage set, so no
     tokenizer is downloaded)."""
     output = ModelOutput.from_content("mockllm/model", "hi")
     output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
     model = get_model("mockllm/model", custom_outputs=[output], memoize=False)
-    other = Task(dataset=[Sample(input="hi", target="hi")], scorer=match(), name=name)
+    other = Task(
+        dataset=[Sample(input="hi", target="hi")], scorer=match(), name=name, version=version
+    )
     inspect_eval(other, model=model, log_dir=str(folder), display="none")
     return folder
 
@@ -882,6 +884,14 @@ def test_another_task_of_one_of_our_names_is_not_ours(
     if name == "tom":
         assert main(["report", "--compare", other, other, "--out", str(tmp_path / "o")]) == 2
         assert "not a tom-eval log" in capsys.readouterr().err
+
+
+def test_a_task_of_another_name_is_not_ours_whatever_its_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = str(foreign_log(tmp_path / "other", version="1-A"))
+    assert main(["report", other, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "not a tom-eval log (task other_task); skipped" in capsys.readouterr().err
 
 
 def test_a_foreign_log_beside_game_logs_is_a_warning(

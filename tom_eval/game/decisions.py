@@ -91,7 +91,7 @@ def is_legal(situation: Situation, action: Action) -> bool:
     chooses among Tells of the game's items, but a reply may tell anything, and the parser
     keeps such a Tell ("Tell(B, bag, pear)"): it is played and valued as any Tell of what A
     does not believe (`guaranteed_value`), a model's output to score, not an error."""
-    if action.kind == "tell":
+    if action.kind == "tell" and action.contents is not None:
         action = Action("tell", action.player, action.container, NOTHING)
     return action in _action_table(situation.players, situation.containers)[1]
 

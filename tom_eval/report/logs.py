@@ -134,7 +134,8 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     """One row per log under `paths` with scored samples, each with its `model_settings`
     label, its `other_settings` (those apart from thinking) and `thinking` (off, on or
     default); and a warning for each log left out: one that cannot be read, one with no
-    results (empty, or unfinished) and one without its samples."""
+    results (empty, or unfinished), one without its samples and one that is not tom-eval's
+    (its task writes no tom-eval version, `TASK_VERSION`)."""
     logs, warnings = readable_logs(paths)
     if not logs:
         skipped = f" ({'; '.join(warnings)})" if warnings else ""
@@ -256,11 +257,11 @@ the same model with the same settings, and the same tags and eval metadata (a st
 participant, an imported run)."""
 
 PERSON = "tom/human"
+"""People at the terminal: two of them playing one command are two runs, not a repeat."""
 TASK_VERSION = r"\d+-[A-Z]"
 """The version every tom-eval task writes ("13-A", CHANGELOG.md): a log of another task that
 shares a name with one of ours (a user's own `tom` task) writes none (0) or another."""
 LOG_TASK = ["log", "task_name", "task_version"]
-"""People at the terminal: two of them playing one command are two runs, not a repeat."""
 
 
 def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:
@@ -372,8 +373,6 @@ def _warn_mixed_versions(evals: pd.DataFrame, warnings: list[str]) -> None:
     """A run whose logs were written by different versions of its task is pooled all the
     same (one run, as its settings say): said, since a reader of one version may score a
     reply otherwise than another's (CHANGELOG.md)."""
-    if "task_version" not in evals:
-        return
     versions = evals.groupby("run", sort=True)["task_version"].unique()
     for run, found in versions.items():
         if len(found) > 1:
