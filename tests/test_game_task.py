@@ -19,9 +19,15 @@ from tom_eval.game.session import TurnRecord
 GAME = {"mode": "game", "games": 3, "turns": 8, "ids": "7-24", "reps": 2}
 
 
-def run(tmp_path: Path, model: Model | str, **task_args: Any) -> EvalLog:
+def run(
+    tmp_path: Path, model: Model | str, limits: dict[str, int] | None = None, **task_args: Any
+) -> EvalLog:
     (log,) = inspect_eval(
-        tom(**{**GAME, **task_args}), model=model, log_dir=str(tmp_path), display="none"
+        tom(**{**GAME, **task_args}),
+        model=model,
+        log_dir=str(tmp_path),
+        display="none",
+        **(limits or {}),
     )
     assert log.status == "success", log.error
     return log
@@ -75,6 +81,21 @@ def echo_model(seen: list[list[ChatMessage]]) -> Model:
         return output
 
     return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+
+
+@pytest.mark.parametrize("limits", [{"token_limit": 15}, {"message_limit": 4}])
+def test_a_game_a_sample_limit_stops_is_played_out_and_scored(
+    tmp_path: Path, limits: dict[str, int]
+) -> None:
+    """The replies after the limit are empty (unreadable, played as Pass): the game has a
+    winner to score, and the log the limit (it was a run error: "no winner")."""
+    seen: list[list[ChatMessage]] = []
+    log = run(tmp_path, echo_model(seen), limits, response_format="action", games=1)
+    (sample,) = log.samples or []
+    assert sample.limit is not None and sample.scores is not None
+    assert len(seen) <= 2 and sample.store["GameLog:winner"] in ("blue", "red", "tie")
+    a_turns = [record for record in turn_records(log) if record.owner == "A"]
+    assert a_turns and a_turns[-1].action is None
 
 
 @pytest.mark.parametrize("history", ["none", "full", "actions"])

@@ -254,6 +254,33 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
 
 
+@pytest.mark.parametrize(
+    ("limits", "calls"),
+    [({"token_limit": 5}, 0), ({"token_limit": 15}, 1), ({"message_limit": 3}, 1)],
+)
+def test_a_turn_a_sample_limit_stops_is_scored_as_no_reply(
+    tmp_path: Path, limits: dict[str, int], calls: int
+) -> None:
+    """`--token-limit`, `--message-limit`: the turn is kept, its stopped replies unreadable
+    (a reply before the limit counts); it was a run error ("no played turn to score")."""
+    (log,) = inspect_eval(
+        tom(ids="12", extras="0A", reps=1),
+        model=scripted(by_hand),
+        log_dir=str(tmp_path),
+        display="none",
+        **limits,
+    )
+    assert log.status == "success", log.error
+    (sample,) = log.samples or []
+    assert sample.limit is not None and sample.scores is not None
+    turn = played_turn(sample)
+    assert (turn["action"] is not None) == (calls == 1) and turn["answer"] is None
+    stopped = turn["answer_problem"] if calls else turn["action_problem"]
+    assert stopped.startswith("no reply: the sample stopped at its ")
+    value = sample.scores["tom_scorer"].value
+    assert isinstance(value, dict) and value["answer_valid"] == 0.0
+
+
 @pytest.mark.parametrize("response_format", ["action", "free"])
 def test_a_tell_of_an_item_the_game_lacks_is_scored_not_refused(
     tmp_path: Path, response_format: ResponseFormat

@@ -24,6 +24,7 @@ from weakref import WeakKeyDictionary
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
+    ChatMessage,
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
@@ -32,7 +33,7 @@ from inspect_ai.model import (
     ResponseSchema,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import JSONSchema, StoreModel, span, store_as
+from inspect_ai.util import JSONSchema, LimitExceededError, StoreModel, span, store_as
 from pydantic import Field
 
 from tom_eval.errors import InputError
@@ -107,32 +108,30 @@ def play_turn(
             response_format,
             trial_seed(seed, state.sample_id, state.epoch),
         )
-        state.messages = [
+        prompt: list[ChatMessage] = [
             ChatMessageSystem(content=SYSTEM_PROMPT),
             ChatMessageUser(content=trial.action_prompt),
         ]
-        state = _encodable(
-            await generate(state, **_schema(structured, "action", trial.action_schema))
-        )
-        raw_action = state.output.completion
+        limit = _add(state, prompt, fresh=True)
+        action_config = _schema(structured, "action", trial.action_schema)
+        state, raw_action, limit = await _reply(state, generate, action_config, limit)
         trial = trial.act(raw_action)
         parsed = trial.parsed_action
         assert parsed is not None
         action = None if parsed.action is None else str(parsed.action)
+        action_problem = _stopped(limit) if limit else parsed.problem
         slips = [slip for slip in (parsed.slip,) if slip]
         raw_answer = answer_problem = None
         if trial.needs_answer:
-            state.messages.append(ChatMessageUser(content=trial.answer_prompt))
-            state = _encodable(
-                await generate(state, **_schema(structured, "answer", trial.answer_schema))
-            )
-            raw_answer = state.output.completion
+            limit = limit or _add(state, [ChatMessageUser(content=trial.answer_prompt)])
+            answer_config = _schema(structured, "answer", trial.answer_schema)
+            state, raw_answer, limit = await _reply(state, generate, answer_config, limit)
             trial = trial.answer(raw_answer)
             assert trial.parsed_answer is not None
-            answer_problem = trial.parsed_answer.problem
+            answer_problem = _stopped(limit) if limit else trial.parsed_answer.problem
             slips += [slip for slip in (trial.parsed_answer.slip,) if slip]
         elif trial.told:
-            state.messages.append(ChatMessageUser(content=trial.told))
+            limit = limit or _add(state, [ChatMessageUser(content=trial.told)])
         turn = trial.turn
         points = turn.returns()
         _UNSCORED[state] = GameRecord(
@@ -140,7 +139,7 @@ def play_turn(
             options=[str(option) for option in trial.options],
             raw_action=raw_action,
             action=action,
-            action_problem=parsed.problem,
+            action_problem=action_problem,
             executed=str(trial.executed),
             reply=turn.reply,
             answerer=trial.solution.scenario.answerer,
@@ -152,9 +151,50 @@ def play_turn(
             red=points["red"],
             slips=slips,
         )
+        if limit is not None:
+            raise limit  # the turn is kept for the scorer; Inspect logs the sample's limit
         return state
 
     return solve_turn
+
+
+def _add(
+    state: TaskState, messages: list[ChatMessage], fresh: bool = False
+) -> LimitExceededError | None:
+    """Adds `messages` to the conversation (as a new one when `fresh`), or returns the
+    message limit (`--message-limit`) that adding them passes: Inspect checks it on every
+    change to the conversation, and the turn must still reach the scorer (`_reply`)."""
+    try:
+        if fresh:
+            state.messages = messages
+        else:
+            state.messages.extend(messages)
+    except LimitExceededError as stopped:
+        return stopped
+    return None
+
+
+async def _reply(
+    state: TaskState,
+    generate: Generate,
+    config: GenerateConfigArgs,
+    limit: LimitExceededError | None,
+) -> tuple[TaskState, str, LimitExceededError | None]:
+    """The model's reply, and the sample limit (`--token-limit`, `--message-limit`,
+    `--time-limit`, ...) that stopped the sample, if one did. A reply a limit stopped, and
+    every reply after it, is empty: the turn is played and scored on as an unreadable
+    reply, counted as the model's, rather than leaving the scorer no turn (a run error)."""
+    if limit is not None:
+        return state, "", limit
+    try:
+        state = _encodable(await generate(state, **config))
+    except LimitExceededError as stopped:
+        return state, "", stopped
+    return state, state.output.completion, None
+
+
+def _stopped(limit: LimitExceededError) -> str:
+    return f"no reply: the sample stopped at its {limit.type} limit ({limit.message})"
 
 
 def _schema(structured: bool, name: str, schema: dict[str, Any]) -> GenerateConfigArgs:
@@ -212,23 +252,25 @@ def play_game(
         log = store_as(GameLog)
         log.winning_score = session.game.winning_score
         log.response_format = response_format
+        limit: LimitExceededError | None = None
         while not session.over:
             record = session.start_turn()
             whose = "A's" if record.owner == SELF else f"{record.owner}'s"
             async with span(f"turn {record.number}: {whose} turn"):
                 while (request := session.request()) is not None:
                     message = ChatMessageUser(content=request.text)
-                    if request.fresh:
-                        state.messages = [ChatMessageSystem(content=SYSTEM_PROMPT), message]
-                    else:
-                        state.messages.append(message)
-                    state = _encodable(await generate(state))
-                    session.receive(state.output.completion)
+                    system = ChatMessageSystem(content=SYSTEM_PROMPT)
+                    prompt: list[ChatMessage] = [system] if request.fresh else []
+                    limit = limit or _add(state, [*prompt, message], fresh=request.fresh)
+                    state, reply, limit = await _reply(state, generate, {}, limit)
+                    session.receive(reply)
                 record = session.end_turn()
                 transcript().info(_summary(record))
             log.turns = [*log.turns, asdict(record)]
         log.blue, log.red = session.game.scores["blue"], session.game.scores["red"]
         log.winner = session.game.winner
+        if limit is not None:
+            raise limit  # the game is played out and kept; Inspect logs the sample's limit
         return state
 
     return solve_game
