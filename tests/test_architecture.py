@@ -30,6 +30,7 @@ TOP = {
     "files",
     "intervals",
     "json_fields",
+    "probabilities",
     "progress",
     "refusal",
     "registry",

@@ -34,6 +34,7 @@ from tom_eval.false_belief.parsing import (
     from_samples,
     on_key,
 )
+from tom_eval.probabilities import from_logprob
 
 SMALL = {"contents": 2, "transfer": 2}
 
@@ -262,6 +263,20 @@ def test_key_probabilities() -> None:
     sampled = from_samples(["popcorn", "pasta", "popcorn", None], keys)
     assert sampled is not None and from_samples(["the", None], keys) is None
     assert (sampled.first, sampled.second, sampled.mass) == (2 / 3, 1 / 3, 0.75)
+
+
+def test_log_probabilities_that_are_none_read_as_the_nearest_probability() -> None:
+    """A provider's NaN, infinite or huge positive log-probability overflowed `math.exp`
+    and ended the run; it is a model's odd output, read and scored."""
+    keys = ("popcorn", "pasta")
+    found = from_logprobs([("popcorn", 1e6), ("pasta", float("nan"))], keys)
+    assert found is not None and (found.first, found.second) == (1.0, 0.0)
+    assert [from_logprob(v) for v in (float("inf"), 1e-9, float("-inf"), -1.0)] == [
+        1.0,
+        1.0,
+        0.0,
+        math.exp(-1.0),
+    ]
 
 
 def test_the_report_has_a_battery_section_and_sentence_curves(tmp_path: Path) -> None:

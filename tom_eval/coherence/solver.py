@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Literal
@@ -46,6 +45,7 @@ from tom_eval.coherence.parsing import (
 from tom_eval.coherence.prompts import fields, schema
 from tom_eval.coherence.worlds import Item, find_item
 from tom_eval.json_fields import READ_ERRORS
+from tom_eval.probabilities import from_logprob
 
 Estimator = Literal["logprobs", "sampling"]
 ESTIMATORS: tuple[Estimator, ...] = ("logprobs", "sampling")
@@ -177,10 +177,10 @@ class Continuations:
         token chosen counts too (a schema-enforcing provider may choose outside the top)."""
         for step in logprobs.content:
             top = {
-                candidate.token: math.exp(candidate.logprob)
+                candidate.token: from_logprob(candidate.logprob)
                 for candidate in step.top_logprobs or []
             }
-            self.known.setdefault(text, top | {step.token: math.exp(step.logprob)})
+            self.known.setdefault(text, top | {step.token: from_logprob(step.logprob)})
             text += step.token
 
     async def __call__(self, text: str) -> Mapping[str, float]:

@@ -3,11 +3,12 @@ each key word from token log-probabilities or from sampled first words. Inspect-
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from tom_eval.probabilities import from_logprob
 
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 
@@ -87,7 +88,7 @@ def from_logprobs(top: Sequence[tuple[str, float]], keys: tuple[str, str]) -> Ke
             if names(piece, keys[index]) or (len(piece) >= PIECE and target.startswith(piece))
         ]
         if len(hits) == 1:
-            mass[hits[0]] += math.exp(logprob)
+            mass[hits[0]] += from_logprob(logprob)
     total = sum(mass)
     if total == 0:
         return None
