@@ -43,7 +43,7 @@ from scorers.tom import balanced, key_mean_reducer, logged_action, score_value
 from tom_eval.errors import InputError
 from tom_eval.game.dataset import GameMetadata, GameStoryEntry
 from tom_eval.game.decisions import Action
-from tom_eval.game.full_game import TurnPlan
+from tom_eval.game.full_game import TurnPlan, Winner
 from tom_eval.game.mastery import mastery_scores
 from tom_eval.game.oracle import solve
 from tom_eval.game.rules import Rules, same_team
@@ -123,10 +123,9 @@ def game_scorer() -> Scorer:
             "game_scorer",
         )
         log = logged_store(GameLog, state.sample_id)
-        if not log.winner:  # written when the game ends, before it is scored
-            raise refused(
-                f"sample {state.sample_id}: the logged game has no winner; was the log edited?"
-            )
+        # No winner: a limit that cancels the sample (`--time-limit`) stopped the game, which
+        # is scored as it stood after its last whole turn.
+        winner = log.winner or _leader(log)
         game = logged_as(GameMetadata, state.metadata, state.sample_id, "the metadata", others=True)
         plan, entries = _plan(state.metadata, game, state.sample_id)
         records = [
@@ -155,15 +154,16 @@ def game_scorer() -> Scorer:
                 }
             )
         value = {
-            **_race(log, len(records)),
+            **_race(winner, log, len(records)),
             **{key: _mean([turn[key] for turn in turn_values]) for key in A_TURN_KEYS},
             **_answers_and_replies(records),
         }
         return Score(
             value=value,
-            answer=log.winner,
+            answer=winner,
             explanation=(
-                f"{log.winner} after {len(records)} turns: Blue {log.blue:g}, Red {log.red:g} "
+                ("" if log.winner else "stopped by a sample limit, scored as it stood: ")
+                + f"{winner} after {len(records)} turns: Blue {log.blue:g}, Red {log.red:g} "
                 f"(winning score {log.winning_score}); A played {len(turn_values)} turns, "
                 f"{sum(turn['optimal'] for turn in turn_values):g} optimally"
             ),
@@ -231,11 +231,15 @@ def game_mean_reducer() -> ScoreReducer:
     return reduce
 
 
-def _race(log: GameLog, turns: int) -> dict[str, float]:
+def _leader(log: GameLog) -> Winner:
+    return "blue" if log.blue > log.red else "red" if log.red > log.blue else "tie"
+
+
+def _race(winner: Winner, log: GameLog, turns: int) -> dict[str, float]:
     return {
-        "win": float(log.winner == "blue"),
-        "tie": float(log.winner == "tie"),
-        "loss": float(log.winner == "red"),
+        "win": float(winner == "blue"),
+        "tie": float(winner == "tie"),
+        "loss": float(winner == "red"),
         "margin": log.blue - log.red,
         "turns": float(turns),
     }

@@ -98,6 +98,27 @@ def test_a_game_a_sample_limit_stops_is_played_out_and_scored(
     assert a_turns and a_turns[-1].action is None
 
 
+def test_a_game_a_time_limit_cancels_is_scored_as_it_stood(tmp_path: Path) -> None:
+    """`--time-limit` cancels the sample inside a call, where the solver cannot play on: the
+    turns done and the standing after them are scored (it was a run error: "no winner")."""
+    slow = get_model("tom/oracle", latency=2.0)
+    (log,) = inspect_eval(
+        tom(mode="game", games=1, turns=8, ids="7-24", reps=2),
+        model=slow,
+        log_dir=str(tmp_path),
+        display="none",
+        time_limit=3,
+    )
+    assert log.status == "success", log.error
+    (sample,) = log.samples or []
+    assert sample.limit is not None and sample.limit.type == "time"
+    assert sample.scores is not None and sample.store["GameLog:winner"] == ""
+    score = sample.scores["game_scorer"]
+    assert str(score.explanation).startswith("stopped by a sample limit, scored as it stood: ")
+    value = score.value
+    assert isinstance(value, dict) and value["win"] + value["tie"] + value["loss"] == 1.0
+
+
 @pytest.mark.parametrize("history", ["none", "full", "actions"])
 def test_history_modes_shape_the_conversation(tmp_path: Path, history: str) -> None:
     seen: list[list[ChatMessage]] = []

@@ -40,6 +40,7 @@ from tom_eval.game import analysis
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.parsing import ResponseFormat, option_letter
 from tom_eval.game.prompts import PromptView, read_prompt
+from tom_eval.game.solver import CANCELLED
 from tom_eval.game.world import ITEMS, NOTHING
 
 # Id 12: Self answers, Ask Teammate is optimal. Id 17: Teammate answers, Tell Teammate.
@@ -252,6 +253,24 @@ def test_a_log_scores_again_from_its_logged_turns(tmp_path: Path) -> None:
     }
     with pytest.raises(PrerequisiteError, match="no played turn to score"):
         inspect_score(log, tom_scorer(), action="overwrite", display="none")
+
+
+def test_a_turn_a_time_limit_cancels_is_scored_as_far_as_it_went(tmp_path: Path) -> None:
+    """`--time-limit` cancels the sample inside the call: the turn kept before it is
+    scored, the reply unreadable (it was a run error: "no played turn to score")."""
+    slow = get_model("tom/oracle", latency=2.0)
+    (log,) = inspect_eval(
+        tom(ids="12", extras="0A", reps=1),
+        model=slow,
+        log_dir=str(tmp_path),
+        display="none",
+        time_limit=1,
+    )
+    assert log.status == "success", log.error
+    (sample,) = log.samples or []
+    assert sample.limit is not None and sample.limit.type == "time"
+    turn = played_turn(sample)
+    assert turn["action"] is None and turn["action_problem"] == CANCELLED
 
 
 @pytest.mark.parametrize(
@@ -494,18 +513,13 @@ def _first_prompt_with(**changes: object) -> Callable[[Any], None]:
             _first_turn_with(action="Ask(Z, box)"),
             "the logged turn 1's action 'Ask(Z, box)' is not one of the story's",
         ),
-        # Read as a game without a turn, or without a winner: win, tie and loss all 0.
+        # Read as a game without a turn: win, tie and loss all 0. (A game without a winner
+        # is one a cancelling limit stopped, scored as it stood: test_game_task.py.)
         (
             "game",
             game_scorer,
             lambda sample: sample.store.pop("GameLog:turns"),
             "the logged GameLog has no 'turns'",
-        ),
-        (
-            "game",
-            game_scorer,
-            lambda sample: sample.store.update({"GameLog:winner": ""}),
-            "the logged game has no winner",
         ),
         # Passed the model's own lax check, then a TypeError.
         (

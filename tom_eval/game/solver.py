@@ -100,7 +100,7 @@ def play_turn(
     llama.cpp enforce)."""
 
     async def solve_turn(state: TaskState, generate: Generate) -> TaskState:
-        trial = Trial.start(
+        started = Trial.start(
             state.metadata["story"],
             str(state.sample_id),
             lineup,
@@ -108,54 +108,79 @@ def play_turn(
             response_format,
             trial_seed(seed, state.sample_id, state.epoch),
         )
+        # Kept before each call: a limit Inspect enforces by cancelling the sample
+        # (`--time-limit`, `--working-limit`) stops it inside the call, and the scorer then
+        # scores the turn as far as it went.
+        _UNSCORED[state] = _turn_record(started.act(""), "", CANCELLED)
         prompt: list[ChatMessage] = [
             ChatMessageSystem(content=SYSTEM_PROMPT),
-            ChatMessageUser(content=trial.action_prompt),
+            ChatMessageUser(content=started.action_prompt),
         ]
         limit = _add(state, prompt, fresh=True)
-        action_config = _schema(structured, "action", trial.action_schema)
+        action_config = _schema(structured, "action", started.action_schema)
         state, raw_action, limit = await _reply(state, generate, action_config, limit)
-        trial = trial.act(raw_action)
-        parsed = trial.parsed_action
-        assert parsed is not None
-        action = None if parsed.action is None else str(parsed.action)
-        action_problem = _stopped(limit) if limit else parsed.problem
-        slips = [slip for slip in (parsed.slip,) if slip]
-        raw_answer = answer_problem = None
-        if trial.needs_answer:
-            limit = limit or _add(state, [ChatMessageUser(content=trial.answer_prompt)])
-            answer_config = _schema(structured, "answer", trial.answer_schema)
+        acted = started.act(raw_action)
+        action_stopped = _stopped(limit) if limit else None
+        raw_answer = answer_stopped = None
+        if acted.needs_answer:
+            _UNSCORED[state] = _turn_record(acted, raw_action, action_stopped, "", CANCELLED)
+            limit = limit or _add(state, [ChatMessageUser(content=acted.answer_prompt)])
+            answer_config = _schema(structured, "answer", acted.answer_schema)
             state, raw_answer, limit = await _reply(state, generate, answer_config, limit)
-            trial = trial.answer(raw_answer)
-            assert trial.parsed_answer is not None
-            answer_problem = _stopped(limit) if limit else trial.parsed_answer.problem
-            slips += [slip for slip in (trial.parsed_answer.slip,) if slip]
-        elif trial.told:
-            limit = limit or _add(state, [ChatMessageUser(content=trial.told)])
-        turn = trial.turn
-        points = turn.returns()
-        _UNSCORED[state] = GameRecord(
-            response_format=response_format,
-            options=[str(option) for option in trial.options],
-            raw_action=raw_action,
-            action=action,
-            action_problem=action_problem,
-            executed=str(trial.executed),
-            reply=turn.reply,
-            answerer=trial.solution.scenario.answerer,
-            raw_answer=raw_answer,
-            answer=turn.answer,
-            answer_problem=answer_problem,
-            answer_correct=turn.answer_correct,
-            blue=points["blue"],
-            red=points["red"],
-            slips=slips,
+            answer_stopped = _stopped(limit) if limit else None
+        elif acted.told:
+            limit = limit or _add(state, [ChatMessageUser(content=acted.told)])
+        _UNSCORED[state] = _turn_record(
+            acted, raw_action, action_stopped, raw_answer, answer_stopped
         )
         if limit is not None:
             raise limit  # the turn is kept for the scorer; Inspect logs the sample's limit
         return state
 
     return solve_turn
+
+
+CANCELLED = "no reply: the sample stopped during the call (a limit such as --time-limit)"
+"""A reply that a limit Inspect enforces by cancelling the sample never brought."""
+
+
+def _turn_record(
+    acted: Trial,
+    raw_action: str,
+    action_stopped: str | None,
+    raw_answer: str | None = None,
+    answer_stopped: str | None = None,
+) -> GameRecord:
+    """The turn of `acted` (the trial after A's action) with A's answer, when A answers
+    (`raw_answer`, empty if the sample stopped before it), and the limits that stopped
+    either reply (`_stopped`, `CANCELLED`) as their problems."""
+    parsed = acted.parsed_action
+    assert parsed is not None
+    trial, answer_problem, slips = acted, None, [slip for slip in (parsed.slip,) if slip]
+    if acted.needs_answer:
+        trial = acted.answer(raw_answer or "")
+        assert trial.parsed_answer is not None
+        answer_problem = answer_stopped or trial.parsed_answer.problem
+        slips += [slip for slip in (trial.parsed_answer.slip,) if slip]
+    turn = trial.turn
+    points = turn.returns()
+    return GameRecord(
+        response_format=trial.response_format,
+        options=[str(option) for option in trial.options],
+        raw_action=raw_action,
+        action=None if parsed.action is None else str(parsed.action),
+        action_problem=action_stopped or parsed.problem,
+        executed=str(trial.executed),
+        reply=turn.reply,
+        answerer=trial.solution.scenario.answerer,
+        raw_answer=raw_answer if acted.needs_answer else None,
+        answer=turn.answer,
+        answer_problem=answer_problem,
+        answer_correct=turn.answer_correct,
+        blue=points["blue"],
+        red=points["red"],
+        slips=slips,
+    )
 
 
 def _add(
@@ -212,7 +237,7 @@ class GameLog(StoreModel):
     blue: float = 0.0
     red: float = 0.0
     winner: Winner | Literal[""] = ""
-    """Empty until the game ends."""
+    """Empty until the game ends, and in a game a limit that cancels the sample stopped."""
     winning_score: int = 0
     response_format: ResponseFormat | Literal[""] = ""
 
@@ -266,8 +291,10 @@ def play_game(
                     session.receive(reply)
                 record = session.end_turn()
                 transcript().info(_summary(record))
+            # The standing after every turn: a game a cancelling limit stops is scored as
+            # it stood (`scorers.game`).
             log.turns = [*log.turns, asdict(record)]
-        log.blue, log.red = session.game.scores["blue"], session.game.scores["red"]
+            log.blue, log.red = session.game.scores["blue"], session.game.scores["red"]
         log.winner = session.game.winner
         if limit is not None:
             raise limit  # the game is played out and kept; Inspect logs the sample's limit
