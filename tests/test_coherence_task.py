@@ -497,6 +497,16 @@ def test_scripted_samples_give_shares_and_count_bad_replies(tmp_path: Path) -> N
     assert first["reply_answer"] == "box"
 
 
+def test_an_output_without_choices_is_an_empty_reply_counted(tmp_path: Path) -> None:
+    """A provider's output may hold no choice: it ended the run (an IndexError)."""
+    empty = [_usage(ModelOutput(model="mockllm/model", choices=[]))] * 2
+    model = get_model("mockllm/model", custom_outputs=empty)
+    log = run(tmp_path, model, 1, domain="container", task="AP", estimator="sampling", samples=2)
+    first = records(log)[0]
+    assert (first["draws"], first["answered_draws"]) == (2, 0)
+    assert first["reply"] == "" and first["reply_answer"] is None
+
+
 def test_scripted_logprobs_score_a_value_of_several_tokens(tmp_path: Path) -> None:
     """The reply says box; basket is spelled "bas" + "ket", which needs a continuation."""
     reply = _reply(

@@ -109,7 +109,8 @@ def infer_distribution(
         record.reply = output.completion
         record.reply_answer = reply_answer(item, output)
         state.output = output
-        state.messages.append(output.message)
+        if output.choices:  # a provider's output may hold none: an empty reply, counted
+            state.messages.append(output.message)
         return state
 
     return solve
