@@ -205,9 +205,7 @@ def open_answer(reply: str) -> str:
     return answer
 
 
-_SECTION_END = (
-    rf"\n[ \t]*\n|{_LINE_START}(?i:reasoning|explanation|justification){_BOLD}{_COLON}"
-)
+_SECTION_END = rf"\n[ \t]*\n|{_LINE_START}(?i:reasoning|explanation|justification){_BOLD}{_COLON}"
 """Where an answer ends: a blank line, or a line opening another section."""
 
 
