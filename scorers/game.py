@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai.scorer import (
     Metric,
@@ -160,10 +160,11 @@ def game_scorer() -> Scorer:
         }
         return Score(
             value=value,
-            answer=winner,
+            answer=winner or "no result",
             explanation=(
-                ("" if log.winner else "stopped by a sample limit, scored as it stood: ")
-                + f"{winner} after {len(records)} turns: Blue {log.blue:g}, Red {log.red:g} "
+                ("" if log.winner else STOPPED)
+                + f"{winner or 'no result'} after {len(records)} turns: "
+                + f"Blue {log.blue:g}, Red {log.red:g} "
                 f"(winning score {log.winning_score}); A played {len(turn_values)} turns, "
                 f"{sum(turn['optimal'] for turn in turn_values):g} optimally"
             ),
@@ -231,11 +232,18 @@ def game_mean_reducer() -> ScoreReducer:
     return reduce
 
 
-def _leader(log: GameLog) -> Winner:
+STOPPED = "stopped before its end (a sample limit, or an error), scored as it stood: "
+
+
+def _leader(log: GameLog) -> Winner | Literal[""]:
+    """The side ahead in a game stopped before its end; none before its first whole turn
+    (win, tie and loss all 0, rather than a tie for a game that never began)."""
+    if not log.turns:
+        return ""
     return "blue" if log.blue > log.red else "red" if log.red > log.blue else "tie"
 
 
-def _race(winner: Winner, log: GameLog, turns: int) -> dict[str, float]:
+def _race(winner: Winner | Literal[""], log: GameLog, turns: int) -> dict[str, float]:
     return {
         "win": float(winner == "blue"),
         "tie": float(winner == "tie"),

@@ -140,7 +140,9 @@ def play_turn(
     return solve_turn
 
 
-CANCELLED = "no reply: the sample stopped during the call (a limit such as --time-limit)"
+CANCELLED = (
+    "no reply: the sample stopped during the call (a limit such as --time-limit, or an error)"
+)
 """A reply that a limit Inspect enforces by cancelling the sample never brought."""
 
 
