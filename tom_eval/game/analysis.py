@@ -55,6 +55,7 @@ from tom_eval.report.logs import (
     label_runs,
     named_column,
     names_by_digest,
+    nothing_to_read,
     number,
     once_per_sample,
     read_evals,
@@ -177,9 +178,7 @@ def load(paths: Sequence[Path], quiet: bool = True) -> Results:
     other = ~evals["task_name"].isin(TASK_NAMES)
     warnings += [f"{log}: not a log of the game; skipped" for log in evals.loc[other, "log"]]
     if other.all():
-        skipped = f" ({'; '.join(warnings)})" if warnings else ""
-        logs = ", ".join(map(str, paths))
-        raise InputError(f"{logs}: no run of the game with scored samples{skipped}")
+        raise nothing_to_read(paths, "no run of the game with scored samples", warnings)
     with damage_named(evals.loc[~other, "log"]):
         found = results(evals[~other].copy(), warnings, quiet)
     found.logs = tuple(map(str, evals.loc[~other, "log"]))

@@ -18,7 +18,9 @@ saw, what happened and the score; the turns land in the sample's store (`GameLog
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any, Literal
 from weakref import WeakKeyDictionary
 
@@ -73,17 +75,20 @@ class GameRecord:
     """Format slips read past (`free` replies without their ACTION:/ANSWER: line)."""
 
 
-_UNSCORED: WeakKeyDictionary[TaskState, GameRecord] = WeakKeyDictionary()
-"""Turns played and not yet scored, by the sample's state. The record goes from the solver
-to the scorer in memory: an Inspect store would validate it on every write and read and log
-it three times (two store events and the state event). Weak keys: the record of a sample
-that is never scored (`--no-score`, an error) goes with its state."""
+_UNSCORED: WeakKeyDictionary[TaskState, Callable[[], GameRecord]] = WeakKeyDictionary()
+"""Turns played and not yet scored, by the sample's state, each as what makes its record
+(made when the scorer takes it: the records kept in case a limit stops the sample are
+rarely needed). The record goes from the solver to the scorer in memory: an Inspect store
+would validate it on every write and read and log it three times (two store events and the
+state event). Weak keys: the record of a sample that is never scored (`--no-score`, an
+error) goes with its state."""
 
 
 def take_record(state: TaskState) -> GameRecord | None:
     """The record of the turn `play_turn` played for this sample, once (it is removed); None
     for a sample no solver played in this process (a log scored again)."""
-    return _UNSCORED.pop(state, None)
+    made = _UNSCORED.pop(state, None)
+    return made() if made else None
 
 
 @solver
@@ -111,7 +116,7 @@ def play_turn(
         # Kept before each call: a limit Inspect enforces by cancelling the sample
         # (`--time-limit`, `--working-limit`) stops it inside the call, and the scorer then
         # scores the turn as far as it went.
-        _UNSCORED[state] = _turn_record(started.act(""), "", CANCELLED)
+        _UNSCORED[state] = partial(_before_action, started)
         prompt: list[ChatMessage] = [
             ChatMessageSystem(content=SYSTEM_PROMPT),
             ChatMessageUser(content=started.action_prompt),
@@ -123,15 +128,17 @@ def play_turn(
         action_stopped = _stopped(limit) if limit else None
         raw_answer = answer_stopped = None
         if acted.needs_answer:
-            _UNSCORED[state] = _turn_record(acted, raw_action, action_stopped, "", CANCELLED)
+            _UNSCORED[state] = partial(
+                _turn_record, acted, raw_action, action_stopped, "", CANCELLED
+            )
             limit = limit or _add(state, [ChatMessageUser(content=acted.answer_prompt)])
             answer_config = _schema(structured, "answer", acted.answer_schema)
             state, raw_answer, limit = await _reply(state, generate, answer_config, limit)
             answer_stopped = _stopped(limit) if limit else None
         elif acted.told:
             limit = limit or _add(state, [ChatMessageUser(content=acted.told)])
-        _UNSCORED[state] = _turn_record(
-            acted, raw_action, action_stopped, raw_answer, answer_stopped
+        _UNSCORED[state] = partial(
+            _turn_record, acted, raw_action, action_stopped, raw_answer, answer_stopped
         )
         if limit is not None:
             raise limit  # the turn is kept for the scorer; Inspect logs the sample's limit
@@ -144,6 +151,11 @@ CANCELLED = (
     "no reply: the sample stopped during the call (a limit such as --time-limit, or an error)"
 )
 """A reply that a limit Inspect enforces by cancelling the sample never brought."""
+
+
+def _before_action(started: Trial) -> GameRecord:
+    """The turn of a sample stopped before A's action came."""
+    return _turn_record(started.act(""), "", CANCELLED)
 
 
 def _turn_record(
@@ -286,9 +298,10 @@ def play_game(
             async with span(f"turn {record.number}: {whose} turn"):
                 while (request := session.request()) is not None:
                     message = ChatMessageUser(content=request.text)
-                    system = ChatMessageSystem(content=SYSTEM_PROMPT)
-                    prompt: list[ChatMessage] = [system] if request.fresh else []
-                    limit = limit or _add(state, [*prompt, message], fresh=request.fresh)
+                    prompt: list[ChatMessage] = [message]
+                    if request.fresh:
+                        prompt.insert(0, ChatMessageSystem(content=SYSTEM_PROMPT))
+                    limit = limit or _add(state, prompt, fresh=request.fresh)
                     state, reply, limit = await _reply(state, generate, {}, limit)
                     session.receive(reply)
                 record = session.end_turn()

@@ -130,6 +130,13 @@ def completed_samples(evals: pd.DataFrame) -> pd.Series:
     return pd.to_numeric(evals["completed_samples"], errors="coerce").fillna(0)
 
 
+def nothing_to_read(paths: Sequence[Path], what: str, warnings: list[str]) -> InputError:
+    """The one-line refusal of `paths` that hold nothing to read (`what`), with why each log
+    was left out."""
+    skipped = f" ({'; '.join(warnings)})" if warnings else ""
+    return InputError(f"{', '.join(map(str, paths))}: {what}{skipped}")
+
+
 def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame, list[str]]:
     """One row per log under `paths` with scored samples, each with its `model_settings`
     label, its `other_settings` (those apart from thinking) and `thinking` (off, on or
@@ -138,8 +145,7 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     (its task writes no tom-eval version, `TASK_VERSION`)."""
     logs, warnings = readable_logs(paths)
     if not logs:
-        skipped = f" ({'; '.join(warnings)})" if warnings else ""
-        raise InputError(f"{', '.join(map(str, paths))}: no Inspect logs found{skipped}")
+        raise nothing_to_read(paths, "no Inspect logs found", warnings)
     unreadable: list[str] = []
     try:
         evals = evals_df(logs, columns=_COLUMNS, quiet=quiet)
@@ -164,7 +170,9 @@ def read_evals(paths: Sequence[Path], quiet: bool = True) -> tuple[pd.DataFrame,
     warnings += [
         f"{log}: not a tom-eval log (task {task}, version {version}, where tom-eval's tasks "
         "write versions such as 13-A); skipped"
-        for log, task, version in evals.loc[foreign & ~empty & ~unlogged, LOG_TASK].to_numpy()
+        for log, task, version in evals.loc[
+            foreign & ~empty & ~unlogged, ["log", "task_name", "task_version"]
+        ].to_numpy()
     ]
     evals = evals[~empty & ~unlogged & ~foreign]
     # From the kept rows: a Series of the dropped ones would add them back to an empty frame.
@@ -261,7 +269,6 @@ PERSON = "tom/human"
 TASK_VERSION = r"\d+-[A-Z]"
 """The version every tom-eval task writes ("13-A", CHANGELOG.md): a log of another task that
 shares a name with one of ours (a user's own `tom` task) writes none (0) or another."""
-LOG_TASK = ["log", "task_name", "task_version"]
 
 
 def _without_repeats(evals: pd.DataFrame, warnings: list[str]) -> pd.DataFrame:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from tom_eval.errors import InputError
 from tom_eval.files import FULL_OR_CLOSED, file_to_write, write_atomically
-from tom_eval.report.logs import damage_named, read_evals
+from tom_eval.report.logs import damage_named, nothing_to_read, read_evals
 from tom_eval.report.section import Context, Section
 from tom_eval.report.tables import make_folder
 
@@ -41,9 +41,7 @@ def write_report(
     for log, task in zip(evals.loc[other, "log"], evals.loc[other, "task_name"], strict=True):
         warnings.append(f"{log}: not a tom-eval log (task {task}); skipped")
     if other.all():
-        skipped = f" ({'; '.join(warnings)})" if warnings else ""
-        logs = ", ".join(str(path) for path in paths)
-        raise InputError(f"{logs}: no tom-eval run with scored samples{skipped}")
+        raise nothing_to_read(paths, "no tom-eval run with scored samples", warnings)
     made = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
         make_folder(out)
