@@ -11,7 +11,9 @@ both option orders are played.
 Open-ended (`knp_judge_scorer`): the model's predicted action is judged by the `grader`
 model role with the seed's Table 10 prompt. True is right, False a knowledge leak, NA
 (related to neither action) is left out of accuracy and leak, as in the paper, and counted
-in `na`; a judge reply that is none of the three is counted in `invalid`.
+in `na`; a judge reply that is none of the three is counted in `invalid`. A reply without
+a predicted action (no words) is not judged: it is counted in `no_answer`, wrong and not a
+leak, as an unreadable letter is in the binary format.
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ from inspect_ai.solver import TaskState
 from tom_eval.intervals import wilson_interval
 from tom_eval.knowledge.dataset import KnpMetadata
 from tom_eval.knowledge.metrics import headline, order_consistency
-from tom_eval.knowledge.parsing import JudgeVerdict, choice_letter, judge_verdict, open_answer
+from tom_eval.knowledge.parsing import (
+    JudgeVerdict,
+    choice_letter,
+    judge_verdict,
+    open_answer,
+    words,
+)
 from tom_eval.knowledge.prompts import judge_prompt
 from tom_eval.refusal import logged_as, refuse_other_tasks, refused
 
@@ -97,6 +105,7 @@ def judge_metrics() -> dict[str, list[Metric]]:
         "accuracy": headline(),
         "knowledge_leak": [mean()],
         "na": [mean()],
+        "no_answer": [mean()],
         "invalid": [mean()],
     }
 
@@ -107,8 +116,16 @@ def judged_value(verdict: JudgeVerdict | None) -> dict[str, float]:
         "accuracy": float(verdict == "True") if judged else math.nan,
         "knowledge_leak": float(verdict == "False") if judged else math.nan,
         "na": float(verdict == "NA"),
+        "no_answer": 0.0,
         "invalid": float(verdict is None),
     }
+
+
+def unanswered_value() -> dict[str, float]:
+    """A reply without a predicted action, not judged (a judge shown no action might say
+    anything): the model's failure, so counted wrong, where the judge's (`invalid`) are
+    left out."""
+    return {"accuracy": 0.0, "knowledge_leak": 0.0, "na": 0.0, "no_answer": 1.0, "invalid": 0.0}
 
 
 @scorer(metrics=[judge_metrics()])
@@ -122,6 +139,13 @@ def knp_judge_scorer() -> Scorer:
         refuse_other_tasks(meta, state.sample_id, needed, "tasks/knp.py", "knp_judge_scorer")
         grader = get_model(role="grader")
         predicted = open_answer(state.output.completion)
+        if not words(predicted):
+            return Score(
+                value=unanswered_value(),
+                answer=predicted,
+                explanation="no predicted action: not judged (counted in no_answer, wrong)",
+                metadata={"verdict": None, "grader": str(grader)},
+            )
         prompt = judge_prompt(
             meta["story"],
             meta["question"],

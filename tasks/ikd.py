@@ -98,6 +98,6 @@ def ikd(
         dataset=dataset,
         solver=generate(),
         scorer=ikd_scorer(),
-        version="6-A",
+        version="7-A",
         metadata=source_metadata("ikd", origin, data) | subset,
     )

@@ -49,6 +49,22 @@ from tom_eval.report.writer import write_report
             Verdict(True, "No one could have known the code", "logical_error"),
         ),
         ("Conclusion: maybe", Verdict(None, "", None)),
+        # Both answers, a negated one, or NA (the section's word) conclude nothing.
+        ("Conclusion: Yes and No", Verdict(None, "", None)),
+        ("Conclusion: **Yes/No**", Verdict(None, "", None)),
+        ("Conclusion: No or yes?", Verdict(None, "", None)),
+        ("Conclusion: Not yes.", Verdict(None, "", None)),
+        ("Conclusion: N/A", Verdict(None, "", None)),
+        ("Logical Error: NA\nConclusion: N/A", Verdict(False, "", "logical_error")),
+        ("Conclusion: Yes, and no one could have known.", Verdict(True, "", "conclusion")),
+        ("Conclusion: NA - no inconsistencies", Verdict(False, "", "conclusion")),
+        # A copy of the whole format block quotes nothing.
+        (
+            "Logical Error: {If a logic error exists, quote the sentences containing the "
+            'logical error; If not, output "NA"}\n\nConclusion: {"Yes" if you find a logic '
+            'error; "No" if no logic error exists}',
+            Verdict(None, "", None),
+        ),
         # A Conclusion line's one Yes or No decides, wherever it stands in the line.
         (
             'Logical Error: "When Mary arrived, she asked."\nConclusion: On balance, no.',

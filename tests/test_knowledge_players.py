@@ -35,7 +35,7 @@ def values(log: EvalLog) -> dict[str, dict[str, float]]:
     return {score.name: metrics(log, score.name) for score in log.results.scores}
 
 
-FLOORS = {"knowledge_leak", "invalid", "na"}
+FLOORS = {"knowledge_leak", "invalid", "na", "no_answer"}
 """Scores where the ceiling is 0; `called_error` is the share of erroneous stories."""
 
 

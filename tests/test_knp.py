@@ -180,6 +180,10 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     assert judge_verdict("False\nReason: the answer is True to the wrong option") == "False"
     assert judge_verdict("True. The generated answer matches; it is not False.") == "True"
     assert judge_verdict("NA: the action is unrelated, neither True nor False") == "NA"
+    # A negated verdict is not the one named.
+    assert judge_verdict("Not True") is None
+    assert judge_verdict("Output: not False") is None
+    assert judge_verdict("The answer is not True to the story, so: False") == "False"
     assert open_answer("Reasoning: x\n\nAnswer: He walks north.") == "He walks north."
     assert open_answer("He walks north.") == "He walks north."
     # The answer ends with its paragraph or at the next section: the judge rates the action.
@@ -431,6 +435,30 @@ def test_open_ended_answers_are_judged_by_the_grader_role(tmp_path: Path) -> Non
     )
     assert judge_prompts[0].startswith("You are an accuracy evaluator.")
     assert judge_prompts[0].endswith("Output (True/False/NA):")
+
+
+def test_a_reply_without_an_action_is_not_judged_and_counts_wrong(tmp_path: Path) -> None:
+    """The two kids items get replies without a word; the judge, shown only the others,
+    says True to each."""
+    judged: list[str] = []
+
+    def grade(prompt: str) -> str:
+        judged.append(prompt)
+        return "True"
+
+    def reply(prompt: str) -> str:
+        answer = _genre_reply(prompt)
+        return " \n** **" if "Answer: kids" in answer else answer
+
+    log = run(tmp_path, scripted(reply), open_ended=True, roles={"grader": scripted(grade)})
+    assert len(judged) == 4
+    assert metrics(log, "accuracy")["accuracy"] == pytest.approx(4 / 6)
+    assert metrics(log, "no_answer")["mean"] == pytest.approx(2 / 6)
+    assert metrics(log, "knowledge_leak")["mean"] == 0.0
+    assert metrics(log, "invalid")["mean"] == 0.0
+    write_report([tmp_path], report_sections(), tmp_path / "report")
+    (row,) = pd.read_csv(tmp_path / "report" / "knp.csv").to_dict("records")
+    assert (row["accuracy_n"], row["no_answer"]) == (6, pytest.approx(2 / 6))
 
 
 def test_a_grader_that_cannot_judge_is_refused_before_the_run(tmp_path: Path) -> None:

@@ -246,6 +246,9 @@ _DENIALS = re.compile(
 """What quoted text may say for "no error": "NA", as the format asks, or "No logical errors
 found"; a quoted sentence that says more is the story's ("Nothing here had changed")."""
 _QUOTE_MARKS = "\"'\u201c\u2018"
+_PLACEHOLDER = "if a logic error exists quote the sentences"
+"""The words of the format's placeholder for the section, which a copy of the format holds:
+it quotes nothing and denies nothing."""
 
 
 @dataclass(frozen=True)
@@ -281,25 +284,41 @@ def read_verdict(reply: str) -> Verdict:
 _YES_NO = re.compile(r"(?<![A-Za-z])(?i:(yes|no))(?![A-Za-z])")
 _FORMAT_COPY = re.compile(r"(?i)[\"\u201c]yes[\"\u201d].*[\"\u201c]no[\"\u201d]")
 """The prompt's format line copied ('{"Yes" if you find a logic error; "No" if ...}')."""
+_BOTH = re.compile(
+    r"(?<![A-Za-z])(?i:yes[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*no|"
+    r"no[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*yes)[\s\"'\u201d*]*(?:$|[.,;:!?)\]}])"
+)
+"""Both answers set side by side ("Yes and No", "Yes/No", "No or yes?"), which commits to
+neither; "Yes, and no one could have known" says Yes."""
+_NOT_APPLICABLE = re.compile(r"n a|na|not applicable")
+"""A Conclusion of "N/A" (over its lower-case words): the format asks NA of the Logical Error
+section alone, so as a Conclusion it answers neither Yes nor No."""
 
 
 def _concluded(text: str) -> bool | None:
     """The Yes (True) or No (False) a Conclusion line commits to: its first word, else the
     only one of the two it names ("On balance, no."), else the same in words ("The story
-    contains a logical error", "The story is consistent"); None for neither, both, or a copy
-    of the format line."""
+    contains a logical error", "The story is consistent"); None for neither, both ("Yes and
+    No"), one negated ("Not yes"), "N/A", or a copy of the format line."""
     if _FORMAT_COPY.search(text):
         return None
     line = _clean(text)
+    if _BOTH.search(line):
+        return None
     first = re.match(r"(?:[-*\d.)\s]*)(?i:(yes|no))(?![A-Za-z])", line)
     if first:
         return first.group(1).lower() == "yes"
-    named = {word.lower() for word in _YES_NO.findall(line)}
+    named = {
+        found.group(1).lower()
+        for found in _YES_NO.finditer(line)
+        if not _negated(line, found.start())
+    }
     if named:
         return named == {"yes"} if len(named) == 1 else None
-    if _AN_ERROR.fullmatch(" ".join(words(line))):
+    said = " ".join(words(line))
+    if _AN_ERROR.fullmatch(said):
         return True
-    return False if _denies(line) else None
+    return False if _denies(line) and not _NOT_APPLICABLE.fullmatch(said) else None
 
 
 _AN_ERROR = re.compile(
@@ -326,6 +345,8 @@ def logical_error(reply: str, line_start: bool = False) -> str | None:
         section,
     )
     text = section[: end.start()] if end else section
+    if _PLACEHOLDER in " ".join(words(text)):
+        return None
     quote, opening = _clean(text), text.lstrip(" \t\r\n*_>-")
     if opening.startswith(tuple(_QUOTE_MARKS)):
         # Sentences in quotation marks are the story's, whatever their first word, but a
@@ -353,7 +374,8 @@ def judge_verdict(reply: str) -> JudgeVerdict | None:
     """The judge's True, False or NA (seed Table 10): its last non-empty line when that is
     one of them (alone or after a label), else its first line when that is one or opens
     with one before punctuation ("True. The answer matches; it is not False."), else the
-    one verdict the reply names (N/A read as NA); None otherwise."""
+    one verdict the reply names and does not negate (N/A read as NA; "Not True" names
+    none); None otherwise."""
     lines = [_clean(line).lower() for line in reply.splitlines() if _clean(line)]
     if not lines:
         return None
@@ -366,5 +388,9 @@ def judge_verdict(reply: str) -> JudgeVerdict | None:
     opening = re.match(r"(true|false|na|n/a)[.!:;,]", lines[0])
     if opening:
         return _VERDICTS[opening.group(1)]
-    named = {_VERDICTS[verdict.lower()] for verdict in _JUDGE.findall(reply)}
+    named = {
+        _VERDICTS[found.group(1).lower()]
+        for found in _JUDGE.finditer(reply)
+        if not _negated(reply, found.start())
+    }
     return named.pop() if len(named) == 1 else None

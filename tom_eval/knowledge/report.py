@@ -56,7 +56,7 @@ LABEL_DEFAULTS: dict[str, dict[str, object]] = {
 """The task parameters that change what is measured (a test checks they agree with the
 tasks' defaults): a run's label names those that differ (the genres in any order)."""
 COLUMNS = {
-    "knp": ("accuracy", "knowledge_leak", "na", "invalid"),
+    "knp": ("accuracy", "knowledge_leak", "na", "no_answer", "invalid"),
     "ikd": (
         "classification",
         "classification_original",
@@ -68,11 +68,12 @@ COLUMNS = {
     ),
 }
 """The score values shown, in the order of the paper's Table 2 (then ours: `na`, the
-open-ended judge's NA verdicts, left out of accuracy; `invalid` last, present in every
-scored sample)."""
+open-ended judge's NA verdicts, left out of accuracy; `no_answer`, open-ended replies
+without an action, not judged and counted wrong; `invalid` last, present in every scored
+sample)."""
 WRITTEN = {"knp": ("accuracy", "knowledge_leak", "invalid"), "ikd": COLUMNS["ikd"]}
-"""The score values each task's scorers write in every scored sample (`na` is the open-ended
-judge's alone)."""
+"""The score values each task's scorers write in every scored sample (`na` and, from KNP's
+6-A, `no_answer` are the open-ended judge scorer's alone)."""
 PAPER = (
     "Yang et al. (2026), Table 2, on the authors' data: KNP accuracy Claude-4.5-Opus 0.69, "
     "Gemini-3-Pro 0.67, GPT-5.4 (high) 0.61, GPT-4o 0.49, LLaMA3.1-8B 0.51, humans 0.92; "
