@@ -163,6 +163,7 @@ def game_scorer() -> Scorer:
             answer=winner or "no result",
             explanation=(
                 ("" if log.winner else STOPPED)
+                + (PLAYED_OUT.format(log.stopped_by) if log.stopped_by else "")
                 + f"{winner or 'no result'} after {len(records)} turns: "
                 + f"Blue {log.blue:g}, Red {log.red:g} "
                 f"(winning score {log.winning_score}); A played {len(turn_values)} turns, "
@@ -233,6 +234,8 @@ def game_mean_reducer() -> ScoreReducer:
 
 
 STOPPED = "stopped before its end (a sample limit, or an error), scored as it stood: "
+PLAYED_OUT = "A's replies stopped at {}; played out with them empty (A passing): "
+"""A game a token or message limit stopped, which the solver plays out (`GameLog.stopped_by`)."""
 
 
 def _leader(log: GameLog) -> Winner | Literal[""]:

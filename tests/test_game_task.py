@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
 from conftest import inspect_eval
-from scorers.game import STOPPED
+from scorers.game import PLAYED_OUT, STOPPED
 from tasks.tom import tom
 from tom_eval.game.session import TurnRecord
 
@@ -97,6 +97,13 @@ def test_a_game_a_sample_limit_stops_is_played_out_and_scored(
     assert len(seen) <= 2 and sample.store["GameLog:winner"] in ("blue", "red", "tie")
     a_turns = [record for record in turn_records(log) if record.owner == "A"]
     assert a_turns and a_turns[-1].action is None
+    # Every reply after the limit names it, not the reader ("empty reply").
+    (kind,) = limits
+    stopped = f"no reply: the sample stopped at its {kind.removesuffix('_limit')} limit"
+    assert str(a_turns[-1].action_problem).startswith(stopped)
+    explanation = str(sample.scores["game_scorer"].explanation)
+    assert explanation.startswith(PLAYED_OUT.split("{}")[0]), explanation
+    assert f"its {kind.removesuffix('_limit')} limit at turn " in explanation
 
 
 def test_a_game_a_time_limit_cancels_is_scored_as_it_stood(tmp_path: Path) -> None:

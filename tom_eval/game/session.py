@@ -185,8 +185,9 @@ class GameSession:
             return self._request("answer", answer_prompt(record.question, self.response_format))
         return None
 
-    def receive(self, completion: str) -> None:
-        """The model's text for the last request."""
+    def receive(self, completion: str, stopped: str | None = None) -> None:
+        """The model's text for the last request; `stopped` is the problem recorded in
+        place of the reader's when a limit stopped the reply (the text is then empty)."""
         turn, record = self._current, self.record
         if turn.phase == "action":
             parsed = parse_action(
@@ -197,7 +198,7 @@ class GameSession:
                 containers=turn.scenario.containers,
             )
             action = parsed.action or PASS
-            record.raw_action, record.action_problem = completion, parsed.problem
+            record.raw_action, record.action_problem = completion, stopped or parsed.problem
             record.slips += [parsed.slip] if parsed.slip else []
             record.action = None if parsed.action is None else str(parsed.action)
             record.executed = str(action)
@@ -213,12 +214,12 @@ class GameSession:
             asked = turn.action.container if turn.action is not None else None
             replied = parse_reply(completion, self.response_format, asked)
             record.raw_reply_to_ask, record.reply_to_ask = completion, replied.contents
-            record.reply_to_ask_problem = replied.problem
+            record.reply_to_ask_problem = stopped or replied.problem
             record.reply_to_ask_kind = _reply_kind(replied.contents, replied.refused, record)
             turn = turn.apply_reply(replied.contents)
         else:
             answered = parse_answer(completion, self.response_format, turn.scenario.question)
-            record.raw_answer, record.answer_problem = completion, answered.problem
+            record.raw_answer, record.answer_problem = completion, stopped or answered.problem
             record.slips += [answered.slip] if answered.slip else []
             turn = turn.apply_answer(answered.contents)
         self._turn = turn

@@ -254,6 +254,9 @@ class GameLog(StoreModel):
     """Empty until the game ends, and in a game a limit that cancels the sample stopped."""
     winning_score: int = 0
     response_format: ResponseFormat | Literal[""] = ""
+    stopped_by: str = ""
+    """The limit that stopped A's replies, and at which turn ("its token limit at turn 3"),
+    when the game was played out after it; empty otherwise."""
 
 
 def game_plan(metadata: dict[str, Any], sample_id: str) -> tuple[TurnPlan, ...]:
@@ -303,7 +306,9 @@ def play_game(
                         prompt.insert(0, ChatMessageSystem(content=SYSTEM_PROMPT))
                     limit = limit or _add(state, prompt, fresh=request.fresh)
                     state, reply, limit = await _reply(state, generate, {}, limit)
-                    session.receive(reply)
+                    if limit is not None and not log.stopped_by:
+                        log.stopped_by = f"its {limit.type} limit at turn {record.number}"
+                    session.receive(reply, _stopped(limit) if limit else None)
                 record = session.end_turn()
                 transcript().info(_summary(record))
             # The standing after every turn: a game a cancelling limit stops is scored as
