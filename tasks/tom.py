@@ -50,8 +50,11 @@ MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
 
-VERSION = "13-A"
-"""The task's version (eval.yaml): 13 since a conclusion is read to a colon or a dash where its
+VERSION = "14-A"
+"""The task's version (eval.yaml): 14 since "no wait" and "I mean" revise and a letter closing a
+revision is the option revised to ("A... or rather C" is C), an echo of the instruction's list of
+actions names no action (it was Pass), and "N/A" (it was "n"), a placeholder ("<contents>") and
+terminal codes are no answer's words; 13 since a conclusion is read to a colon or a dash where its
 reasons begin ("No, wait, the box is empty: the apple was moved to the bag." is nothing), "or
 rather" revises, an item in what another player would answer is theirs ("The box is empty - C would
 say apple." is nothing) and an empty box hedged where it is said, its item named only as it left,

@@ -121,6 +121,18 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("Action: Ask(B, bag). No: Pass.", ok(PASS)),
     ("Ask(B, bag) - or rather, Pass.", ok(PASS)),
     ("Pass. Hold on, Ask(B, bag).", ok(ask("B", "bag"))),
+    # 14-A: "no wait" revises; an echo of the instruction's list of actions names no action
+    # (its Pass read as the choice), but what follows it is read; terminal codes are no text.
+    ("Ask(B, bag). No wait, Pass.", ok(PASS)),
+    (
+        "Pass, Ask(Player, Container) or Tell(Player, Container, Contents)",
+        bad("a copy of the instruction's list of actions, not an action"),
+    ),
+    (
+        "As Pass, Ask(Player, Container) or Tell(Player, Container, Contents):\nAsk(B, bag)",
+        ok(ask("B", "bag")),
+    ),
+    ("\x1b[1mTell(B, bag, apple)\x1b[0m", ok(tell("B", "bag", "apple"))),
 ]
 
 OPTIONS = (
@@ -137,6 +149,14 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("B", ok(ask("B", "bag"))),
     ("C", ok(ask("C", "bag"))),
     ("D", ok(tell("B", "bag", "apple"))),
+    # 14-A: a letter after a revision is the one revised to (these all read as the first).
+    ("A... or rather C", ok(ask("C", "bag"))),
+    ("The answer is A. No wait, C.", ok(ask("C", "bag"))),
+    ("I pick B. Hmm, no: C.", ok(ask("C", "bag"))),
+    ("B. I mean D", ok(tell("B", "bag", "apple"))),
+    # ...but a letter that opens more words is not one ("I"), nor a rejected one.
+    ("Option A. Actually, option B would lose.", ok(PASS)),
+    ("I choose A. No, B would lose points.", ok(PASS)),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),
     ("B)", ok(ask("B", "bag"))),
@@ -279,6 +299,11 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("The bag holds an apple.", "free", ParsedAnswer("apple", slip="no ANSWER: line")),
     ("Hmm, who knows?", "free", ParsedAnswer(None, "a question, not an answer", "no ANSWER: line")),
     ("ANSWER:", "free", ParsedAnswer(None, "empty ANSWER: line")),
+    # 14-A: "N/A" (it read as "n"), the format's placeholder, and terminal codes.
+    ("N/A", "action", ParsedAnswer(None, "no item named")),
+    ("ANSWER: n/a", "free", ParsedAnswer(None, "no item named")),
+    ("ANSWER: <contents>", "free", ParsedAnswer(None, "no item named")),
+    ("\x1b[31mapple\x1b[0m", "action", ParsedAnswer("apple")),
     ("", "free", ParsedAnswer(None, "empty reply")),
 ]
 

@@ -1,10 +1,11 @@
 """Turn a model's reply into a game action or an answer: lenient about form, never a guess.
 
-Every reply is first cleaned: code-fence lines (```python) are dropped, `*` and backticks
-(inline code too) are removed, and each line loses leading bullets, quote marks and
-headings (`- `, `> `, `#`). Blank lines are dropped. Nothing here raises on any text: a
-reply that cannot be read becomes a ParsedAction/ParsedAnswer with `None` and a one-line
-`problem`. Only an unknown `response_format`, a caller's bug, raises ValueError.
+Every reply is first cleaned: code-fence lines (```python) and terminal codes (ANSI escapes)
+are dropped, `*` and backticks (inline code too) are removed, and each line loses leading
+bullets, quote marks and headings (`- `, `> `, `#`). Blank lines are dropped. Nothing here
+raises on any text: a reply that cannot be read becomes a ParsedAction/ParsedAnswer with
+`None` and a one-line `problem`. Only an unknown `response_format`, a caller's bug, raises
+ValueError.
 
 Actions (`parse_action`)
 
@@ -26,14 +27,17 @@ Actions (`parse_action`)
   2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
-     must agree, unless a revision ("Actually, ...", "Wait - ...") replaces what came
-     before; two different commitments are ambiguous, hence invalid;
+     must agree, unless a revision ("Actually, ...", "Wait - ...", "No wait, ...", "I mean
+     ...") replaces what came before (in `choice` format a letter closing one is the option
+     revised to: "A... or rather C" is C); two different commitments are ambiguous, hence invalid;
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
      Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "a Tell", a question);
      several different ones are ambiguous;
   4. otherwise the reply commits to nothing: invalid, with what it only weighed.
   A malformed call (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) commits to
-  nothing; read alone, it says what is wrong. "Ask (costs 0.5)" is prose, not a call.
+  nothing; read alone, it says what is wrong. An echo of the instruction's whole list ("Pass,
+  Ask(Player, Container) or Tell(Player, Container, Contents)") is dropped before reading: its
+  Pass is no choice. "Ask (costs 0.5)" is prose, not a call.
 * `free` format reads the last `ACTION:` line (the next line when nothing follows the
   colon); a reply without one is read as above and marked with a `slip`, which the scorer
   counts (`format_ok`). With `options`, the line may give a letter.
@@ -47,7 +51,8 @@ Answers (`parse_answer`)
   formats, marked with a `slip`); the other formats read the whole reply, unless its last
   sentence is a final answer (`Answer: X`), which decides. A JSON object gives its
   `contents` (or `answer`) field.
-* A question ("What is in the bag?") or an option letter ("The answer is D") is no answer.
+* A question ("What is in the bag?"), an option letter ("The answer is D"), "N/A" or a
+  placeholder ("<contents>") is no answer.
 * A reply that goes through the containers one by one, two or more of them labelled at the
   start of a line or sentence ("The box? No apple. The basket? The apple.", "- Box:
   banana\n- Basket: apple", "What's in the box? ...", "Box -> ...", "| box | ... |", "Box
@@ -187,6 +192,17 @@ _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2018\u2019\u201c\u201d"
 # A fence line is ``` with at most a language tag; "```Pass```" is inline code, kept.
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _EMPHASIS = re.compile(r"[*`]+")
+_TERMINAL_CODE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+"""A terminal's colour or cursor code (ANSI escape), which a reply copied from a terminal
+holds around its words."""
+_FORMAT_ECHO = re.compile(
+    r"\bpass\s*,?\s*ask\(\s*player\s*,\s*container\s*\)\s*,?\s*or\s+"
+    r"tell\(\s*player\s*,\s*container\s*,\s*contents\s*\)",
+    re.IGNORECASE,
+)
+"""The instruction's list of the actions ("Pass, Ask(Player, Container) or Tell(Player,
+Container, Contents)"), which a reply that echoes the instruction holds: it names no action
+(its Pass is the list's, and would otherwise be read as the choice)."""
 _LINE_PREFIX = re.compile(r"^[\s>#-]+")
 _LABEL = re.compile(r"(action|answer)\s*:\s*(.*)", _FLAGS)
 _FINAL_ANSWER = re.compile(
@@ -333,9 +349,9 @@ _HEDGE_BEFORE = re.compile(
 _JOINING = rf"but|{_THEREFORE}|and|then"
 """Words that open a new clause."""
 _CLAUSE_END = re.compile(rf"[.,;:!?()\[\]]|\b(?:{_JOINING})\b", _FLAGS)
-_NO = r"\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w)))"
+_NO = r"\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w))|\s+wait\b)"
 """A "no" that takes back what came before ("No, ...", "no: ...", "no - ..."; not "No-one")."""
-_REVISION = re.compile(rf"(?:\b(?:{_TAKING_BACK}|hmm+|instead)\b|{_NO})", _FLAGS)
+_REVISION = re.compile(rf"(?:\b(?:{_TAKING_BACK}|hmm+|instead)\b|{_NO}|{_I_MEAN})", _FLAGS)
 """A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
@@ -362,6 +378,15 @@ _NAMED_LETTER = re.compile(
     re.ASCII,
 )
 _LABEL_LETTER = re.compile(r"^\(?([A-Z])(?:[).:-](?:\s|$)|\s*$)", re.ASCII | re.MULTILINE)
+_REVISED_LETTER = re.compile(
+    rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK})\b|{_I_MEAN})|{_NO})[\s,:\-\u2014\u2013]*"
+    r"(?i:option\s*)?\(?([A-Z])\)?"
+    r"(?=\s*(?:$|[.,;:!?)]))",
+    re.ASCII,
+)
+"""A letter closing a revision ("A... or rather C", "No wait, C.", "I mean D"): the letter it
+revises to, named with the revision's words (so that they are no other words beside it);
+"Actually, I think..." names no letter."""
 
 _ITEM = re.compile(rf"\b({'|'.join(ITEMS)})s?\b", _FLAGS)
 _EMPTY = re.compile(
@@ -933,8 +958,12 @@ _LEAD_IN = re.compile(
     r"|(?:it|there)(?:\s+is|'s)\s+)?"
 )
 _TRAILING_PLACE = re.compile(rf"\s+(?:in|inside)(?:\s+(?:the\s+)?(?:{_CONTAINER_WORDS}|it))?$")
-_NON_ANSWER = re.compile(r"\b(?:know|sure|unsure|unclear|cannot|can't|sorry|unable|idea)\b")
+_NON_ANSWER = re.compile(
+    r"\b(?:know|sure|unsure|unclear|cannot|can't|sorry|unable|idea|n a|na|not applicable)\b"
+)
 _MAX_PHRASE_WORDS = 3
+_ANGLED = re.compile(r"<[^<>]*>")
+"""A placeholder in angle brackets, as the format line gives one (`ANSWER: <contents>`)."""
 _REFUSAL = re.compile(
     r"\b(?:refus\w*|declin\w*|pass|no comment|nope|secret|rather not|not (?:telling|saying)|"
     r"not going to (?:say|tell)|(?:won't|will not|can't|cannot) (?:say|tell|share))\b",
@@ -1015,6 +1044,9 @@ def parse_action(
     lines = _clean_lines(structured or text)
     if not lines:
         return _bad_action("empty reply")
+    lines = [line for line in (_FORMAT_ECHO.sub("", line).strip() for line in lines) if line]
+    if not lines:
+        return _bad_action("a copy of the instruction's list of actions, not an action")
     if options and response_format != "action":
         reading = _choice_reading(options, vocabulary)
     else:
@@ -1122,8 +1154,9 @@ def _bad_action(problem: str) -> ParsedAction:
 
 
 def _clean_lines(text: str) -> list[str]:
-    """The reply's non-blank lines without markdown, bullets and quote marks."""
-    text = _EMPHASIS.sub("", _FENCE.sub("", text))
+    """The reply's non-blank lines without markdown, bullets, quote marks and terminal
+    codes."""
+    text = _EMPHASIS.sub("", _FENCE.sub("", _TERMINAL_CODE.sub("", text)))
     lines = (_LINE_PREFIX.sub("", line).strip() for line in text.splitlines())
     return [line for line in lines if line]
 
@@ -1351,6 +1384,10 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
             for pattern in (_NAMED_LETTER, _LABEL_LETTER)
             for match in pattern.finditer(text)
             if pattern is _NAMED_LETTER or not _note_on_player(text, match)
+        ]
+        found += [
+            _Mention(_by_letter(match.group(1), options), match.start(), match.end())
+            for match in _REVISED_LETTER.finditer(text)
         ]
         for call in _calls(text, vocabulary):
             outcome = call.outcome
@@ -2588,9 +2625,14 @@ def _empty_words(text: str, container: str | None) -> Iterator[re.Match[str]]:
 def _short_phrase(text: str) -> str | None:
     """The few words naming an unknown object (`a unicorn`), or None for prose and
     non-answers such as "I don't know"."""
+    if _ANGLED.fullmatch(text.strip()):
+        return None
     words = " ".join(_NON_WORD.sub(" ", text.lower().replace("\u2019", "'")).split())
     words = _TRAILING_PLACE.sub("", _LEAD_IN.sub("", words))
+    # Before the articles go: the "a" of "N/A" is no article.
+    if _NON_ANSWER.search(words):
+        return None
     words = " ".join(_ARTICLES.sub(" ", words).split())
-    if not words or _NON_ANSWER.search(words) or len(words.split()) > _MAX_PHRASE_WORDS:
+    if not words or len(words.split()) > _MAX_PHRASE_WORDS:
         return None
     return words
