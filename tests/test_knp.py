@@ -193,6 +193,10 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     # A bold answer's closing is not the answer's.
     assert open_answer("**Answer:** **He walks north.**") == "He walks north."
     assert open_answer("Answer: Walk to the **kitchen**") == "Walk to the **kitchen**"
+    # Nothing after the label: what stands before it is the answer (6-A; it was the whole
+    # reply, the label too, so "Answer:" alone was judged).
+    assert open_answer("He walks **north**.\n**Answer:**") == "He walks **north**."
+    assert open_answer("**Answer:** **") == open_answer("Answer:") == ""
 
 
 # ----------------------------------------------------------------------------- the data

@@ -40,6 +40,12 @@ def _after_label(reply: str, label: str, line_start: bool = False) -> str | None
     """The text after the last `label:` (markdown bold allowed around the label and the
     colon), or after the last heading that is the label alone ("### Conclusion"), to the
     end of the reply; None without one."""
+    found = _last_label(reply, label, line_start)
+    return reply[found.end() :] if found else None
+
+
+def _last_label(reply: str, label: str, line_start: bool = False) -> re.Match[str] | None:
+    """The last `label:` or heading of the label alone (`_after_label`)."""
     start = _LINE_START if line_start else r"(?<![A-Za-z])"
     # The bold closing after the colon ("**Answer:**") is the label's, not the answer's.
     # No bold before the label: bold opening it is read past, since a match may start at
@@ -48,7 +54,7 @@ def _after_label(reply: str, label: str, line_start: bool = False) -> str | None
     labelled = rf"{start}(?i:{label}){_BOLD}{_COLON}{_BOLD}"
     heading = rf"{_LINE_START}(?i:{label}){_BOLD}(?=\n)"
     found = list(re.finditer(f"{labelled}|{heading}", reply))
-    return reply[found[-1].end() :] if found else None
+    return found[-1] if found else None
 
 
 def _first_line(text: str) -> str:
@@ -192,10 +198,16 @@ def _holding(said: str, texts: dict[str, str], prefix: bool) -> list[str]:
 def open_answer(reply: str) -> str:
     """The predicted action of an open-ended reply: what follows its last "Answer:" to the
     end of its paragraph or the next section ("Reasoning:", "Explanation:"), so that the
-    judge rates the action and not the reasoning after it; else the whole reply."""
-    after = _after_label(reply, "answer")
-    if after is None or not after.strip():
+    judge rates the action and not the reasoning after it; what comes before the label
+    when nothing follows it ("He walks north.\nAnswer:"; "Answer:" alone predicts nothing);
+    else the whole reply."""
+    label = _last_label(reply, "answer")
+    if label is None:
         return reply.strip()
+    after = reply[label.end() :]
+    markup = " \t\r\n*_#>"
+    if not after.strip(markup):
+        return reply[: label.start()].strip(markup)
     answer = re.split(_SECTION_END, after.strip(), maxsplit=1)[0].strip()
     # The label took the opening of a bold answer ("**Answer:** **Walk.**"): its closing is
     # the one left unpaired ("Walk to the **kitchen**" keeps both).
