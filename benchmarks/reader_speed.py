@@ -50,6 +50,9 @@ FRAGMENTS = {
     "open parentheses": "(apple ",
     "conclusions in beliefs": "so he thinks ",
     "revisions": "actually, the apple. ",
+    "a run of spaces between words": " ",
+    "a run of spaces and tabs between words": " \t",
+    "spaced words": "apple   or   ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -63,9 +66,20 @@ KNOWLEDGE_FRAGMENTS = {
 """The same for the knowledge readers: a run of spaces took 44 s at 40,000 characters in
 IKD's reader before a pattern for bold labels stopped scanning from every space."""
 OPTIONS = {"A": "Go to the kitchen.", "B": "Go to the garden."}
-OPENINGS = {"A's beliefs after a conclusion": "So the box is empty"}
+OPENINGS = {
+    "A's beliefs after a conclusion": "So the box is empty",
+    "a run of spaces between words": "Pass",
+    "a run of spaces and tabs between words": "the box is empty",
+}
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""
+CLOSINGS = {
+    "a run of spaces between words": "now",
+    "a run of spaces and tabs between words": "; actually, the apple",
+}
+"""What a reply says once after them: a line's trailing spaces are dropped before reading, so
+a run of spaces reaches the readers only between words (a pattern for a revision after a
+semicolon scanned the rest of the run from every space: 20,000 took 11 s)."""
 
 
 def game_readers(text: str) -> None:
@@ -100,7 +114,8 @@ def table(
     worst = 0.0
     for name, fragment in fragments.items():
         opening = OPENINGS.get(name, "")
-        texts = [opening + fragment * max(1, size // len(fragment)) for size in sizes]
+        closing = CLOSINGS.get(name, "")
+        texts = [opening + fragment * max(1, size // len(fragment)) + closing for size in sizes]
         times = [seconds(read, text, runs) for text in texts]
         growth = (times[-1] / len(texts[-1])) / (times[0] / len(texts[0]))
         worst = max(worst, growth)

@@ -58,6 +58,17 @@ from tom_eval.report.writer import write_report
         ("Logical Error: NA\nConclusion: N/A", Verdict(False, "", "logical_error")),
         ("Conclusion: Yes, and no one could have known.", Verdict(True, "", "conclusion")),
         ("Conclusion: NA - no inconsistencies", Verdict(False, "", "conclusion")),
+        # ...but both named after the answer leave it standing.
+        ("Conclusion: No - I went back and forth on yes and no.", Verdict(False, "", "conclusion")),
+        ("Conclusion: Yes or No: Yes", Verdict(True, "", "conclusion")),
+        ("Conclusion: **Yes** (the format asks for Yes or No.)", Verdict(True, "", "conclusion")),
+        # A section that opens as the placeholder and quotes is a quote.
+        (
+            'Logical Error: If a logic error exists, quote the sentences: "Mary baked."',
+            Verdict(
+                True, 'If a logic error exists, quote the sentences: "Mary baked', "logical_error"
+            ),
+        ),
         # A copy of the whole format block quotes nothing.
         (
             "Logical Error: {If a logic error exists, quote the sentences containing the "

@@ -183,6 +183,7 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     # A negated verdict is not the one named.
     assert judge_verdict("Not True") is None
     assert judge_verdict("Output: not False") is None
+    assert judge_verdict("Output (True/False/NA): Not True") is None
     assert judge_verdict("The answer is not True to the story, so: False") == "False"
     assert open_answer("Reasoning: x\n\nAnswer: He walks north.") == "He walks north."
     assert open_answer("He walks north.") == "He walks north."
@@ -197,6 +198,7 @@ def test_the_judge_verdict_and_the_open_answer() -> None:
     # reply, the label too, so "Answer:" alone was judged).
     assert open_answer("He walks **north**.\n**Answer:**") == "He walks **north**."
     assert open_answer("**Answer:** **") == open_answer("Answer:") == ""
+    assert open_answer("Walk to the kitchen.\nAnswer:\n\nReasoning: x") == "Walk to the kitchen."
 
 
 # ----------------------------------------------------------------------------- the data

@@ -133,6 +133,11 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
         ok(ask("B", "bag")),
     ),
     ("\x1b[1mTell(B, bag, apple)\x1b[0m", ok(tell("B", "bag", "apple"))),
+    ("\x1b]0;a title\x07Ask(B, bag). I mean Pass.", ok(PASS)),
+    (
+        "Pass | Ask(Player, Container) | Tell(Player, Container, Contents)",
+        bad("a copy of the instruction's list of actions, not an action"),
+    ),
 ]
 
 OPTIONS = (
@@ -154,9 +159,17 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("The answer is A. No wait, C.", ok(ask("C", "bag"))),
     ("I pick B. Hmm, no: C.", ok(ask("C", "bag"))),
     ("B. I mean D", ok(tell("B", "bag", "apple"))),
-    # ...but a letter that opens more words is not one ("I"), nor a rejected one.
+    # ...but a letter that opens more words is not one, nor a rejected one; a player's letter
+    # after a revision, before any choice, revises no choice; "I" is a pronoun.
     ("Option A. Actually, option B would lose.", ok(PASS)),
     ("I choose A. No, B would lose points.", ok(PASS)),
+    ("The one who answers is C. Actually, D. So Ask is useless; I choose A.", ok(PASS)),
+    ("My teammate is C. No wait, B. So I'll choose D.", ok(tell("B", "bag", "apple"))),
+    (
+        "B: stayed.\nC: left before the move.\nWait, D: left too.\nSo I pick option B.",
+        ok(ask("B", "bag")),
+    ),
+    ("Option D seems best. Wait, I...", ok(tell("B", "bag", "apple"))),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),
     ("B)", ok(ask("B", "bag"))),
@@ -303,6 +316,7 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("N/A", "action", ParsedAnswer(None, "no item named")),
     ("ANSWER: n/a", "free", ParsedAnswer(None, "no item named")),
     ("ANSWER: <contents>", "free", ParsedAnswer(None, "no item named")),
+    ("ANSWER: <rubber duck>", "free", ParsedAnswer("rubber duck")),
     ("\x1b[31mapple\x1b[0m", "action", ParsedAnswer("apple")),
     ("", "free", ParsedAnswer(None, "empty reply")),
 ]

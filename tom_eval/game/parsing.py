@@ -192,11 +192,16 @@ _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2018\u2019\u201c\u201d"
 # A fence line is ``` with at most a language tag; "```Pass```" is inline code, kept.
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _EMPHASIS = re.compile(r"[*`]+")
-_TERMINAL_CODE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_TERMINAL_CODE = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # a title (OSC)
+    r"|\x1b\[[0-9;?]*[ -/]*[@-~]"  # a colour or a cursor move (CSI)
+    r"|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]"  # a character set, another escape
+)
 """A terminal's colour or cursor code (ANSI escape), which a reply copied from a terminal
 holds around its words."""
+_ECHO_SEPARATOR = r"\s*(?:[,|/]\s*)?(?:or\s+)?"
 _FORMAT_ECHO = re.compile(
-    r"\bpass\s*,?\s*ask\(\s*player\s*,\s*container\s*\)\s*,?\s*or\s+"
+    rf"\bpass{_ECHO_SEPARATOR}ask\(\s*player\s*,\s*container\s*\){_ECHO_SEPARATOR}"
     r"tell\(\s*player\s*,\s*container\s*,\s*contents\s*\)",
     re.IGNORECASE,
 )
@@ -254,7 +259,7 @@ _TAKING_BACK = (
 need to ask" revises nothing)."""
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+|(?<=[.!?][)\]\"'])\s+|(?<=[a-z][.!?])(?=[A-Z])"
-    rf"|\s*(?:[;\u2014\u2013]|\s--?\s)\s*(?=(?i:{_TAKING_BACK})\b)"
+    rf"|(?<!\s)\s*(?:[;\u2014\u2013]|\s--?\s)\s*(?=(?i:{_TAKING_BACK})\b)"
 )
 """Where a sentence ends: after . ! ? and a space, glued to the next ("cost.Pass"), or at a
 dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.")."""
@@ -336,6 +341,9 @@ _FILLER = frozenset(
         "yes",
         "a",
         "json",
+        "mean",
+        "meant",
+        "wait",
     ]
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
@@ -380,13 +388,13 @@ _NAMED_LETTER = re.compile(
 _LABEL_LETTER = re.compile(r"^\(?([A-Z])(?:[).:-](?:\s|$)|\s*$)", re.ASCII | re.MULTILINE)
 _REVISED_LETTER = re.compile(
     rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK})\b|{_I_MEAN})|{_NO})[\s,:\-\u2014\u2013]*"
-    r"(?i:option\s*)?\(?([A-Z])\)?"
-    r"(?=\s*(?:$|[.,;:!?)]))",
+    r"(?i:option\s*)?\(?(?!I\b)([A-Z])\)?(?=\s*(?:$|[,;!?)]|\.(?!\.)))",
     re.ASCII,
 )
-"""A letter closing a revision ("A... or rather C", "No wait, C.", "I mean D"): the letter it
-revises to, named with the revision's words (so that they are no other words beside it);
-"Actually, I think..." names no letter."""
+"""A letter closing a revision ("or rather C", "No wait, C.", "I mean D"), read only as the
+revision of a letter committed to before it (`_commitments`): players are letters too ("My
+teammate is C. No wait, B."), and "I" is a pronoun ("Wait, I..."). A letter before a colon is
+a note on a player ("Wait, D: left too")."""
 
 _ITEM = re.compile(rf"\b({'|'.join(ITEMS)})s?\b", _FLAGS)
 _EMPTY = re.compile(
@@ -962,8 +970,8 @@ _NON_ANSWER = re.compile(
     r"\b(?:know|sure|unsure|unclear|cannot|can't|sorry|unable|idea|n a|na|not applicable)\b"
 )
 _MAX_PHRASE_WORDS = 3
-_ANGLED = re.compile(r"<[^<>]*>")
-"""A placeholder in angle brackets, as the format line gives one (`ANSWER: <contents>`)."""
+_ANGLED = re.compile(r"<\s*contents\s*>", re.IGNORECASE)
+"""The format line's placeholder (`ANSWER: <contents>`); "<rubber duck>" is an answer."""
 _REFUSAL = re.compile(
     r"\b(?:refus\w*|declin\w*|pass|no comment|nope|secret|rather not|not (?:telling|saying)|"
     r"not going to (?:say|tell)|(?:won't|will not|can't|cannot) (?:say|tell|share))\b",
@@ -1193,6 +1201,8 @@ class _Reading:
     options_listed: bool
     nothing: str
     """The problem of a reply that names nothing."""
+    revised_letter: Callable[[str], ParsedAction | None] | None = None
+    """The option a letter closing a revision names (`_REVISED_LETTER`; `choice` only)."""
 
 
 def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
@@ -1230,7 +1240,8 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
 
 def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
     """The different actions the sentences state on their own, in order; a revision
-    ("Actually, option D.", "Wait - I saw it myself. Pass.") replaces what came before.
+    ("Actually, option D.", "Wait - I saw it myself. Pass.") replaces what came before, and
+    a letter closing one revises a choice already made ("A. No wait, C.").
     A bare malformed call ("Ask(X, bag)") commits to nothing (alone, it says what is wrong)."""
     committed: list[ParsedAction] = []
     revising = False
@@ -1239,6 +1250,8 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
         outcome = _commitment(sentence, reading)
         if outcome is None and revising:
             outcome = _revised_to(sentence, reading)
+        if outcome is None and revising and committed and reading.revised_letter:
+            outcome = reading.revised_letter(sentence)
         if outcome is not None and outcome.valid:
             committed = [] if revising else committed
             committed.append(outcome)
@@ -1385,10 +1398,6 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
             for match in pattern.finditer(text)
             if pattern is _NAMED_LETTER or not _note_on_player(text, match)
         ]
-        found += [
-            _Mention(_by_letter(match.group(1), options), match.start(), match.end())
-            for match in _REVISED_LETTER.finditer(text)
-        ]
         for call in _calls(text, vocabulary):
             outcome = call.outcome
             if outcome.action is not None:
@@ -1400,7 +1409,16 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         at = {mention.start: mention for mention in sorted(found, key=lambda m: -m.end)}
         return [at[start] for start in sorted(at)]
 
-    return _Reading(mentions, options_listed=True, nothing="no option letter or action found")
+    def revised_letter(sentence: str) -> ParsedAction | None:
+        found = _REVISED_LETTER.search(sentence)
+        return None if found is None else _by_letter(found.group(1), options)
+
+    return _Reading(
+        mentions,
+        options_listed=True,
+        nothing="no option letter or action found",
+        revised_letter=revised_letter,
+    )
 
 
 def _calls(text: str, vocabulary: _Vocabulary) -> list[_Mention]:

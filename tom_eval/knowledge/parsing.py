@@ -199,16 +199,14 @@ def open_answer(reply: str) -> str:
     """The predicted action of an open-ended reply: what follows its last "Answer:" to the
     end of its paragraph or the next section ("Reasoning:", "Explanation:"), so that the
     judge rates the action and not the reasoning after it; what comes before the label
-    when nothing follows it ("He walks north.\nAnswer:"; "Answer:" alone predicts nothing);
+    when no words follow it ("He walks north.\nAnswer:"; "Answer:" alone predicts nothing);
     else the whole reply."""
     label = _last_label(reply, "answer")
     if label is None:
         return reply.strip()
-    after = reply[label.end() :]
-    markup = " \t\r\n*_#>"
-    if not after.strip(markup):
-        return reply[: label.start()].strip(markup)
-    answer = re.split(_SECTION_END, after.strip(), maxsplit=1)[0].strip()
+    answer = re.split(_SECTION_END, reply[label.end() :].strip(), maxsplit=1)[0].strip()
+    if not words(answer):
+        return reply[: label.start()].strip(" \t\r\n*_#>")
     # The label took the opening of a bold answer ("**Answer:** **Walk.**"): its closing is
     # the one left unpaired ("Walk to the **kitchen**" keeps both).
     for mark in ("**", "__"):
@@ -258,9 +256,11 @@ _DENIALS = re.compile(
 """What quoted text may say for "no error": "NA", as the format asks, or "No logical errors
 found"; a quoted sentence that says more is the story's ("Nothing here had changed")."""
 _QUOTE_MARKS = "\"'\u201c\u2018"
-_PLACEHOLDER = "if a logic error exists quote the sentences"
-"""The words of the format's placeholder for the section, which a copy of the format holds:
-it quotes nothing and denies nothing."""
+_PLACEHOLDER = (
+    "if a logic error exists quote the sentences containing the logical error if not output na"
+)
+"""The words of the format's whole placeholder for the section, which a copy of the format
+holds: it quotes nothing and denies nothing."""
 
 
 @dataclass(frozen=True)
@@ -297,11 +297,12 @@ _YES_NO = re.compile(r"(?<![A-Za-z])(?i:(yes|no))(?![A-Za-z])")
 _FORMAT_COPY = re.compile(r"(?i)[\"\u201c]yes[\"\u201d].*[\"\u201c]no[\"\u201d]")
 """The prompt's format line copied ('{"Yes" if you find a logic error; "No" if ...}')."""
 _BOTH = re.compile(
-    r"(?<![A-Za-z])(?i:yes[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*no|"
-    r"no[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*yes)[\s\"'\u201d*]*(?:$|[.,;:!?)\]}])"
+    r"[-*\d.)\s]*(?i:yes[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*no|"
+    r"no[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*yes)[\s\"'\u201d*]*(?:$|[.,;!?)\]}])"
 )
-"""Both answers set side by side ("Yes and No", "Yes/No", "No or yes?"), which commits to
-neither; "Yes, and no one could have known" says Yes."""
+"""Both answers side by side opening the line ("Yes and No", "Yes/No", "No or yes?"), which
+commits to neither; "Yes, and no one could have known" says Yes, and so do "Yes (the format
+asks for Yes or No)" and a copied label answered, "Yes or No: Yes"."""
 _NOT_APPLICABLE = re.compile(r"n a|na|not applicable")
 """A Conclusion of "N/A" (over its lower-case words): the format asks NA of the Logical Error
 section alone, so as a Conclusion it answers neither Yes nor No."""
@@ -315,7 +316,7 @@ def _concluded(text: str) -> bool | None:
     if _FORMAT_COPY.search(text):
         return None
     line = _clean(text)
-    if _BOTH.search(line):
+    if _BOTH.match(line):
         return None
     first = re.match(r"(?:[-*\d.)\s]*)(?i:(yes|no))(?![A-Za-z])", line)
     if first:
@@ -379,7 +380,8 @@ def _denies(text: str) -> bool:
 
 JudgeVerdict = Literal["True", "False", "NA"]
 _VERDICTS: dict[str, JudgeVerdict] = {"true": "True", "false": "False", "na": "NA", "n/a": "NA"}
-_JUDGE = re.compile(r"(?<![A-Za-z])(True|False|NA|N/A)(?![A-Za-z/])")
+_JUDGE = re.compile(r"(?<![A-Za-z/])(True|False|NA|N/A)(?![A-Za-z/])")
+"""A verdict, not one of the prompt's label ("Output (True/False/NA):") copied."""
 
 
 def judge_verdict(reply: str) -> JudgeVerdict | None:
