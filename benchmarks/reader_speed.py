@@ -52,6 +52,7 @@ FRAGMENTS = {
     "revisions": "actually, the apple. ",
     "a run of spaces between words": " ",
     "a run of spaces and tabs between words": " \t",
+    "a run of spaces after an item": " ",
     "spaced words": "apple   or   ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
@@ -70,16 +71,19 @@ OPENINGS = {
     "A's beliefs after a conclusion": "So the box is empty",
     "a run of spaces between words": "Pass",
     "a run of spaces and tabs between words": "the box is empty",
+    "a run of spaces after an item": "so the apple",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""
 CLOSINGS = {
     "a run of spaces between words": "now",
     "a run of spaces and tabs between words": "; actually, the apple",
+    "a run of spaces after an item": "empty",
 }
 """What a reply says once after them: a line's trailing spaces are dropped before reading, so
-a run of spaces reaches the readers only between words (a pattern for a revision after a
-semicolon scanned the rest of the run from every space: 20,000 took 11 s)."""
+a run of spaces reaches the readers only between words (before 14-A, patterns for a revision
+after a semicolon, a closing statement and an item's path scanned the rest of the run from
+every space: "Pass", 20,000 spaces and "now" took 11 s)."""
 
 
 def game_readers(text: str) -> None:

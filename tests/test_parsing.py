@@ -342,6 +342,25 @@ def test_answers(reply: str, response_format: ResponseFormat, expected: ParsedAn
     assert parse_answer(reply, response_format) == expected
 
 
+def _widened(reply: str) -> str:
+    """The reply with every space a run of spaces and tabs (a degenerate model's padding)."""
+    return reply.replace(" ", "  \t  " * 50)
+
+
+@pytest.mark.parametrize(("reply", "expected"), ACTION_CASES)
+def test_a_run_of_spaces_reads_as_one_space(reply: str, expected: ParsedAction) -> None:
+    """14-A: no reading depends on how wide a space is (several patterns met a long run
+    from each of its spaces, in time that grew with its square)."""
+    assert parse_action(_widened(reply), "action") == parse_action(reply, "action")
+
+
+@pytest.mark.parametrize(("reply", "response_format", "expected"), ANSWER_CASES)
+def test_a_run_of_spaces_in_an_answer_reads_as_one_space(
+    reply: str, response_format: ResponseFormat, expected: ParsedAnswer
+) -> None:
+    assert parse_answer(_widened(reply), response_format) == expected
+
+
 def test_choice_without_options_reads_an_action() -> None:
     assert parse_action("Ask(B, bag)", "choice") == ok(ask("B", "bag"))
     assert parse_action("B", "choice") == bad("no action found")

@@ -199,6 +199,10 @@ _TERMINAL_CODE = re.compile(
 )
 """A terminal's colour or cursor code (ANSI escape), which a reply copied from a terminal
 holds around its words."""
+_SPACES = re.compile(r"[^\S\n]+")
+"""A run of spaces and tabs: read as one space, since no reading depends on how wide it is,
+and several patterns that meet a long run retry it from each space (quadratic: "apple",
+16,000 spaces and "empty" took 4.9 s)."""
 _ECHO_SEPARATOR = r"\s*(?:[,|/]\s*)?(?:or\s+)?"
 _FORMAT_ECHO = re.compile(
     rf"\bpass{_ECHO_SEPARATOR}ask\(\s*player\s*,\s*container\s*\){_ECHO_SEPARATOR}"
@@ -264,7 +268,7 @@ _SENTENCE_END = re.compile(
 """Where a sentence ends: after . ! ? and a space, glued to the next ("cost.Pass"), or at a
 dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.")."""
 _CLOSING = re.compile(
-    rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*,?\s*)?(?:the\s+|my\s+)?"
+    rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*(?:,\s*)?)?(?:the\s+|my\s+)?"
     r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
     r"(?:answer|action|choice|decision|move|selection)\s*(?:is\b\s*:?|[:=-])\s*(.+)",
     _FLAGS,
@@ -518,7 +522,7 @@ that was put", "the apple which was in the box has been moved"), not said to be 
 a container."""
 _AND = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to one before it in a list ("the orange and the brick")."""
-_OR = re.compile(r"\s*,?\s*n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
+_OR = re.compile(r"\s*(?:,\s*)?n?or\s+(?:(?:the|an?)\s+)?", _FLAGS)
 """What joins an item to a denied one, denying it too: "not the apple or the banana"."""
 _ITEM_WORDS = f"(?:{'|'.join(ITEMS)})s?"
 _HELD_BEFORE = re.compile(
@@ -1112,7 +1116,7 @@ def _answer_focus(text: str, response_format: ResponseFormat) -> _Focus | Parsed
     _check_format(response_format)
     structured = _structured(text, _ANSWER_KEYS)
     if structured is not None:
-        return _Focus(structured)
+        return _Focus(_SPACES.sub(" ", structured))
     lines = _clean_lines(text)
     if not lines:
         return ParsedAnswer(None, "empty reply")
@@ -1163,9 +1167,9 @@ def _bad_action(problem: str) -> ParsedAction:
 
 def _clean_lines(text: str) -> list[str]:
     """The reply's non-blank lines without markdown, bullets, quote marks and terminal
-    codes."""
+    codes, each run of spaces and tabs one space."""
     text = _EMPHASIS.sub("", _FENCE.sub("", _TERMINAL_CODE.sub("", text)))
-    lines = (_LINE_PREFIX.sub("", line).strip() for line in text.splitlines())
+    lines = (_SPACES.sub(" ", _LINE_PREFIX.sub("", line)).strip() for line in text.splitlines())
     return [line for line in lines if line]
 
 
