@@ -124,6 +124,8 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     # 14-A: "no wait" revises; an echo of the instruction's list of actions names no action
     # (its Pass read as the choice), but what follows it is read; terminal codes are no text.
     ("Ask(B, bag). No wait, Pass.", ok(PASS)),
+    ("Ask(B, bag) - no wait, Pass.", ok(PASS)),
+    ("Ask(B, bag); I mean, Pass.", ok(PASS)),
     (
         "Pass, Ask(Player, Container) or Tell(Player, Container, Contents)",
         bad("a copy of the instruction's list of actions, not an action"),

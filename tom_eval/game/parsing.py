@@ -263,10 +263,11 @@ _TAKING_BACK = (
 need to ask" revises nothing)."""
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+|(?<=[.!?][)\]\"'])\s+|(?<=[a-z][.!?])(?=[A-Z])"
-    rf"|(?<!\s)\s*(?:[;\u2014\u2013]|\s--?\s)\s*(?=(?i:{_TAKING_BACK})\b)"
+    rf"|(?<!\s)\s*(?:[;\u2014\u2013]|\s--?\s)\s*(?=(?i:{_TAKING_BACK}|no,?\s+wait|{_I_MEAN})\b)"
 )
 """Where a sentence ends: after . ! ? and a space, glued to the next ("cost.Pass"), or at a
-dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.")."""
+dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.", "... - no wait,
+Pass.", "...; I mean, Pass.")."""
 _CLOSING = re.compile(
     rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*(?:,\s*)?)?(?:the\s+|my\s+)?"
     r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
