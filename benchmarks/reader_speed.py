@@ -54,6 +54,7 @@ FRAGMENTS = {
     "a run of spaces and tabs between words": " \t",
     "a run of spaces after an item": " ",
     "spaced words": "apple   or   ",
+    "empty asides after an item": "() ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -63,6 +64,7 @@ KNOWLEDGE_FRAGMENTS = {
     "bold labels on lines": "\n**Logical Error:** the ",
     "numbered sections": "\n1. Reasoning: ",
     "answer lines": "Answer: A\n",
+    "quoted yeses in a conclusion": '"yes" ',
 }
 """The same for the knowledge readers: a run of spaces took 44 s at 40,000 characters in
 IKD's reader before a pattern for bold labels stopped scanning from every space."""
@@ -72,6 +74,8 @@ OPENINGS = {
     "a run of spaces between words": "Pass",
     "a run of spaces and tabs between words": "the box is empty",
     "a run of spaces after an item": "so the apple",
+    "empty asides after an item": "the apple ",
+    "quoted yeses in a conclusion": "Conclusion: ",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""
@@ -79,6 +83,7 @@ CLOSINGS = {
     "a run of spaces between words": "now",
     "a run of spaces and tabs between words": "; actually, the apple",
     "a run of spaces after an item": "empty",
+    "empty asides after an item": "empty",
 }
 """What a reply says once after them: a line's trailing spaces are dropped before reading, so
 a run of spaces reaches the readers only between words (before 14-A, patterns for a revision

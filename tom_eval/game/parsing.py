@@ -1,8 +1,9 @@
 """Turn a model's reply into a game action or an answer: lenient about form, never a guess.
 
 Every reply is first cleaned: code-fence lines (```python) and terminal codes (ANSI escapes)
-are dropped, `*` and backticks (inline code too) are removed, and each line loses leading
-bullets, quote marks and headings (`- `, `> `, `#`). Blank lines are dropped. Nothing here
+are dropped, `*` and backticks (inline code too) are removed, each line loses leading
+bullets, quote marks and headings (`- `, `> `, `#`), and each run of spaces within a line
+is one space. Blank lines are dropped. Nothing here
 raises on any text: a reply that cannot be read becomes a ParsedAction/ParsedAnswer with
 `None` and a one-line `problem`. Only an unknown `response_format`, a caller's bug, raises
 ValueError.
@@ -200,7 +201,8 @@ _TERMINAL_CODE = re.compile(
 """A terminal's colour or cursor code (ANSI escape), which a reply copied from a terminal
 holds around its words."""
 _SPACES = re.compile(r"[^\S\n]+")
-"""A run of spaces and tabs: read as one space, since no reading depends on how wide it is,
+"""A run of spaces, tabs or other spaces (the no-break space; not a newline): read as one
+space, since no reading depends on how wide it is,
 and several patterns that meet a long run retry it from each space (quadratic: "apple",
 16,000 spaces and "empty" took 4.9 s)."""
 _ECHO_SEPARATOR = r"\s*(?:[,|/]\s*)?(?:or\s+)?"
@@ -535,7 +537,10 @@ _WENT_AFTER = re.compile(rf"{_WHERE_IT_WAS}\s+(?:went|left|moved)\b", _FLAGS)
 """An item that left ("the stapler went from the box to the bag")."""
 _ARROW = r"[^\S\n]*(?:->|=>|\u2192)[^\S\n]*"
 _PATH = re.compile(
-    rf"(?:[^\S\n]*:[^\S\n]*|[^\S\n]+(?:(?:moved|went)[^\S\n]+)?(?:from[^\S\n]+)?|(?={_ARROW}))"
+    # A run of spaces is taken whole ((?!...)): split with _ARROW's own spaces, its splits are
+    # tried one by one, in time that grows with the square of the run.
+    r"(?:[^\S\n]*:[^\S\n]*(?![^\S\n])|[^\S\n]+(?![^\S\n])(?:(?:moved|went)[^\S\n]+)?"
+    rf"(?:from[^\S\n]+)?|(?={_ARROW}))"
     rf"(?:(?:the[^\S\n]+)?{_CONTAINER_WORDS})?(?:{_ARROW}(?:the[^\S\n]+)?(?P<container>{_CONTAINER_WORDS})\b)+",
     _FLAGS,
 )

@@ -294,8 +294,8 @@ def read_verdict(reply: str) -> Verdict:
 
 
 _YES_NO = re.compile(r"(?<![A-Za-z])(?i:(yes|no))(?![A-Za-z])")
-_FORMAT_COPY = re.compile(r"(?i)[\"\u201c]yes[\"\u201d].*[\"\u201c]no[\"\u201d]")
-"""The prompt's format line copied ('{"Yes" if you find a logic error; "No" if ...}')."""
+_QUOTED_YES = re.compile(r"(?i)[\"\u201c]yes[\"\u201d]")
+_QUOTED_NO = re.compile(r"(?i)[\"\u201c]no[\"\u201d]")
 _BOTH = re.compile(
     r"[-*\d.)\s]*(?i:yes[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*no|"
     r"no[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*yes)[\s\"'\u201d*]*(?:$|[.,;!?)\]}])"
@@ -313,7 +313,7 @@ def _concluded(text: str) -> bool | None:
     only one of the two it names ("On balance, no."), else the same in words ("The story
     contains a logical error", "The story is consistent"); None for neither, both ("Yes and
     No"), one negated ("Not yes"), "N/A", or a copy of the format line."""
-    if _FORMAT_COPY.search(text):
+    if _copies_format(text):
         return None
     line = _clean(text)
     if _BOTH.match(line):
@@ -332,6 +332,14 @@ def _concluded(text: str) -> bool | None:
     if _AN_ERROR.fullmatch(said):
         return True
     return False if _denies(line) and not _NOT_APPLICABLE.fullmatch(said) else None
+
+
+def _copies_format(text: str) -> bool:
+    """Whether a Conclusion line copies the prompt's format line ('{"Yes" if you find a logic
+    error; "No" if ...}'): a quoted "No" after a quoted "Yes". Two searches, where one pattern
+    with `.*` between them retried the rest of the line from every quoted "yes"."""
+    yes = _QUOTED_YES.search(text)
+    return yes is not None and _QUOTED_NO.search(text, yes.end()) is not None
 
 
 _AN_ERROR = re.compile(
