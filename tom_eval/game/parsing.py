@@ -202,9 +202,8 @@ _TERMINAL_CODE = re.compile(
 holds around its words."""
 _SPACES = re.compile(r"[^\S\n]+")
 """A run of spaces, tabs or other spaces (the no-break space; not a newline): read as one
-space, since no reading depends on how wide it is,
-and several patterns that meet a long run retry it from each space (quadratic: "apple",
-16,000 spaces and "empty" took 4.9 s)."""
+space, since no reading depends on how wide it is, and several patterns that meet a long run
+retry it from each space (quadratic: "apple", 16,000 spaces and "empty" took 4.9 s)."""
 _ECHO_SEPARATOR = r"\s*(?:[,|/]\s*)?(?:or\s+)?"
 _FORMAT_ECHO = re.compile(
     rf"\bpass{_ECHO_SEPARATOR}ask\(\s*player\s*,\s*container\s*\){_ECHO_SEPARATOR}"
