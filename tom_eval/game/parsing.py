@@ -3,10 +3,9 @@
 Every reply is first cleaned: code-fence lines (```python) and terminal codes (ANSI escapes)
 are dropped, `*` and backticks (inline code too) are removed, each line loses leading
 bullets, quote marks and headings (`- `, `> `, `#`), and each run of spaces within a line
-is one space. Blank lines are dropped. Nothing here
-raises on any text: a reply that cannot be read becomes a ParsedAction/ParsedAnswer with
-`None` and a one-line `problem`. Only an unknown `response_format`, a caller's bug, raises
-ValueError.
+is one space. Blank lines are dropped. Nothing here raises on any text: a reply that cannot
+be read becomes a ParsedAction/ParsedAnswer with `None` and a one-line `problem`. Only an
+unknown `response_format`, a caller's bug, raises ValueError.
 
 Actions (`parse_action`)
 
@@ -1172,7 +1171,7 @@ def _bad_action(problem: str) -> ParsedAction:
 
 def _clean_lines(text: str) -> list[str]:
     """The reply's non-blank lines without markdown, bullets, quote marks and terminal
-    codes, each run of spaces and tabs one space."""
+    codes, each run of spaces one space (`_SPACES`)."""
     text = _EMPHASIS.sub("", _FENCE.sub("", _TERMINAL_CODE.sub("", text)))
     lines = (_SPACES.sub(" ", _LINE_PREFIX.sub("", line)).strip() for line in text.splitlines())
     return [line for line in lines if line]

@@ -296,8 +296,10 @@ def read_verdict(reply: str) -> Verdict:
 _YES_NO = re.compile(r"(?<![A-Za-z])(?i:(yes|no))(?![A-Za-z])")
 _QUOTED_YES = re.compile(r"(?i)[\"\u201c]yes[\"\u201d]")
 _QUOTED_NO = re.compile(r"(?i)[\"\u201c]no[\"\u201d]")
+_LINE_OPENING = r"[-*\d.)\s]*"
+"""What may stand before a Conclusion line's answer: a bullet, a number, bold."""
 _BOTH = re.compile(
-    r"[-*\d.)\s]*(?i:yes[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*no|"
+    _LINE_OPENING + r"(?i:yes[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*no|"
     r"no[\s\"'\u201d*]*(?:/|and|or|&)[\s\"'\u201c*]*yes)[\s\"'\u201d*]*(?:$|[.,;!?)\]}])"
 )
 """Both answers side by side opening the line ("Yes and No", "Yes/No", "No or yes?"), which
@@ -318,7 +320,7 @@ def _concluded(text: str) -> bool | None:
     line = _clean(text)
     if _BOTH.match(line):
         return None
-    first = re.match(r"(?:[-*\d.)\s]*)(?i:(yes|no))(?![A-Za-z])", line)
+    first = re.match(rf"{_LINE_OPENING}(?i:(yes|no))(?![A-Za-z])", line)
     if first:
         return first.group(1).lower() == "yes"
     named = {
