@@ -7,11 +7,11 @@ stall a whole run.
     python benchmarks/reader_speed.py [--sizes 20000,80000] [--runs 3]
 
 For each fragment it prints the milliseconds that the game's readers (`parse_answer`,
-`parse_reply` and `parse_action`) take together at each size (best of `--runs`), and the
-growth: the time per character at the largest size over that at the smallest, about 1 when
-the time grows linearly and the size ratio when it grows with the square. A second table
-does the same for the knowledge tasks' readers (KNP's `choice_letter`, `open_answer` and
-`judge_verdict`, IKD's `read_verdict`).
+`parse_reply`, and `parse_action` in the `action` and the `choice` format) take together at
+each size (best of `--runs`), and the growth: the time per character at the largest size
+over that at the smallest, about 1 when the time grows linearly and the size ratio when it
+grows with the square. A second table does the same for the knowledge tasks' readers
+(KNP's `choice_letter`, `open_answer` and `judge_verdict`, IKD's `read_verdict`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import argparse
 import time
 from collections.abc import Callable
 
+from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.parsing import parse_action, parse_answer, parse_reply
 from tom_eval.knowledge.parsing import choice_letter, judge_verdict, open_answer, read_verdict
 
@@ -55,6 +56,10 @@ FRAGMENTS = {
     "a run of spaces after an item": " ",
     "spaced words": "apple   or   ",
     "empty asides after an item": "() ",
+    "letters called the best": "B is the best option, since ",
+    "leanings": "I think ",
+    "revisions without a comma": "No wait ",
+    "actions repeated in a revision": "pass or ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -68,6 +73,8 @@ KNOWLEDGE_FRAGMENTS = {
 }
 """The same for the knowledge readers: a run of spaces took 44 s at 40,000 characters in
 IKD's reader before a pattern for bold labels stopped scanning from every space."""
+GAME_OPTIONS = (PASS, Action("ask", "B", "bag"), Action("tell", "B", "bag", "apple"))
+"""A choice prompt's options, for the `choice` format's reading of letters."""
 OPTIONS = {"A": "Go to the kitchen.", "B": "Go to the garden."}
 OPENINGS = {
     "A's beliefs after a conclusion": "So the box is empty",
@@ -76,6 +83,7 @@ OPENINGS = {
     "a run of spaces after an item": "so the apple",
     "empty asides after an item": "the apple ",
     "quoted yeses in a conclusion": "Conclusion: ",
+    "actions repeated in a revision": "Ask(B, bag). Actually ",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""
@@ -95,6 +103,7 @@ def game_readers(text: str) -> None:
     parse_answer(text, "action", "box")
     parse_reply(text, "free", "box")
     parse_action(text, "action")
+    parse_action(text, "choice", GAME_OPTIONS)
 
 
 def knowledge_readers(text: str) -> None:

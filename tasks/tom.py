@@ -50,7 +50,7 @@ MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
 
-VERSION = "14-A"
+VERSION = "14-B"
 """The task's version (eval.yaml): 14 since "no wait" and "I mean" revise and a letter closing a
 revision is the option revised to ("A... or rather C" is C), an echo of the instruction's list of
 actions names no action (it was Pass), and "N/A" (it was "n"), a placeholder ("<contents>") and

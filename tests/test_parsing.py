@@ -140,6 +140,14 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
         "Pass | Ask(Player, Container) | Tell(Player, Container, Contents)",
         bad("a copy of the instruction's list of actions, not an action"),
     ),
+    # 14-B: a revision's opening is no word of the action it states (these read as the first).
+    ("Ask(B, bag). No wait Pass.", ok(PASS)),
+    ("Pass. Actually I'll Ask(B, bag). It costs 0.5 but B knows.", ok(ask("B", "bag"))),
+    # An echoed list of actions with a subject is still no action (it may state the rules).
+    (
+        "On my turn I will Pass, Ask(Player, Container) or Tell(Player, Container, Contents).",
+        bad("no action found"),
+    ),
 ]
 
 OPTIONS = (
@@ -172,6 +180,44 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
         ok(ask("B", "bag")),
     ),
     ("Option D seems best. Wait, I...", ok(tell("B", "bag", "apple"))),
+    # 14-B: a letter called the best or the answer, a leaning and "going with" (no letter read).
+    ("B is the best option.", ok(ask("B", "bag"))),
+    ("C is my answer, since C stayed in the room.", ok(ask("C", "bag"))),
+    ("I think D is best.", ok(tell("B", "bag", "apple"))),
+    ("So E is the answer.", ok(tell("C", "bag", NOTHING))),
+    ("I think B.", ok(ask("B", "bag"))),
+    ("I'd say D.", ok(tell("B", "bag", "apple"))),
+    ("Going with C.", ok(ask("C", "bag"))),
+    ("B is my teammate. D would be the best move here.", ok(tell("B", "bag", "apple"))),
+    (
+        "A) Pass: saves points.\nD) Tell(B, bag, apple): fixes B.\n\nD is the best option.",
+        ok(tell("B", "bag", "apple")),
+    ),
+    # ...and revisions in those forms (the first letter stood, or no letter was read).
+    ("I think A. No wait, I think D.", ok(tell("B", "bag", "apple"))),
+    ("A is the best option. Actually, D is the best option.", ok(tell("B", "bag", "apple"))),
+    ("I think A. Wait, B left, so D.", ok(tell("B", "bag", "apple"))),
+    ("D. Hmm, actually I think A is best.", ok(PASS)),
+    (
+        "A would be the best move. On second thought, D would be the best move.",
+        ok(tell("B", "bag", "apple")),
+    ),
+    # ...but not what is said of players, a letter that answers a question about a player
+    # (also a bare one: "B." read as B), a possessive, a denied letter or a question.
+    ("B is the best person to ask.", bad("no option letter or action found")),
+    ("C is the best choice to ask, so I pick B.", ok(ask("B", "bag"))),
+    ("B is correct.", bad("no option letter or action found")),
+    (
+        "I need to tell someone. B is the best choice, since B is on my team.",
+        bad("no option letter or action found"),
+    ),
+    ("Who left the room? I think B.", bad("no option letter or action found")),
+    ("Who should I tell? B. So D.", ok(tell("B", "bag", "apple"))),
+    ("I'll go with B's answer: the apple is in the bag.", bad("no option letter or action found")),
+    ("B is not the best option.", bad("no option letter or action found")),
+    ("B is the best option?", bad("no option letter or action found")),
+    ("I think B knows. So D.", ok(tell("B", "bag", "apple"))),
+    ("I pick A. Wait, is B there, or C?", ok(PASS)),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),
     ("B)", ok(ask("B", "bag"))),

@@ -14,10 +14,13 @@ Actions (`parse_action`)
   (`the bag`) and end punctuation; by the word "pass" (not "I won't pass", "pass on
   explaining"); by a whole action in words that names every argument ("ask B about the
   bag", "tell B that the box holds the brick"); in `choice` format also by an option letter
-  (`B`, `(B)`, `Option B`, `the answer is B`, a line label `B) ...`, uppercase only, so the B
-  of `Ask(B, bag)` is never an option) or by an option's action. A reply that is one JSON
-  object names its action in its fields (`{"action": "ask", "player": "B", "container":
-  "bag"}`, `{"letter": "D"}`), as structured output does.
+  (`B`, `(B)`, `Option B`, `the answer is B`, `going with B`, `I think B`, a line label `B)
+  ...`, a sentence that opens by calling it the best or the answer: `B is the best option`,
+  `I think D is best`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
+  letter that answers a question about a player: "Who left? I think B.") or by an option's
+  action. A reply that is one JSON object names its action in its fields
+  (`{"action": "ask", "player": "B", "container": "bag"}`, `{"letter": "D"}`), as
+  structured output does.
 * Tell contents are lowercased with articles dropped; a phrase naming exactly one known item
   (`red ball`) is that item, an empty word (nothing, empty, none) `nothing`, anything else is
   kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
@@ -28,8 +31,10 @@ Actions (`parse_action`)
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
      must agree, unless a revision ("Actually, ...", "Wait - ...", "No wait, ...", "I mean
-     ...") replaces what came before (in `choice` format a letter closing one is the option
-     revised to: "A... or rather C" is C); two different commitments are ambiguous, hence invalid;
+     ...", whose opening words are no part of the action: "No wait Pass.") replaces what
+     came before (in `choice` format a letter closing one, or one it calls the best, leans
+     to or concludes, is the option revised to: "A... or rather C" is C, "I think A. Wait, B
+     left, so D." is D); two different commitments are ambiguous, hence invalid;
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
      Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "a Tell", a question);
      several different ones are ambiguous;
@@ -162,6 +167,7 @@ Replies (`parse_reply`, full game: another player asked A)
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -379,21 +385,46 @@ _HEDGE_AFTER = re.compile(
 )
 """What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5")."""
 
+_LEANING = r"I(?:\s+(?:think|believe|would\s+say)|'d\s+say)"
+"""What opens a choice stated as the answerer's view ("I think B.")."""
 _WHOLE_LETTER = re.compile(
-    rf"\W*(?:(?:{_THEREFORE}|then)\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*",
+    rf"\W*(?:(?:{_THEREFORE}|then|{_LEANING})\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*",
     _FLAGS,
 )
 # A letter counts after a keyword ("option C", "my choice is B") or as a whole line or
 # line label ("B", "B) Ask(B, bag)"); uppercase only, so prose like "a box" is no letter.
 _NAMED_LETTER = re.compile(
-    r"\b(?i:option|choice|letter|answer|choose|chose|pick|select|go\s+with)(?i:\s+is|\s*:)?"
-    r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(])",
+    r"\b(?i:option|choice|letter|answer|choose|chose|pick|select|go(?:ing)?\s+with"
+    r"|opt(?:ing)?\s+for)(?i:\s+is|\s*:)?"
+    r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(]|['\u2019]s\b)",
     re.ASCII,
 )
+_PRAISED_LETTER = re.compile(
+    rf"(?i:(?:{_THEREFORE}|then|{_LEANING})[\s,]+)?(?i:option\s*)?\(?([A-Z])\)?\s+"
+    r"(?i:is|seems|would\s+be)\s+(?i:(?:clearly|definitely|certainly)\s+)?"
+    r"(?i:(?:the|my|our)\s+(?:(?:best|optimal|correct|right|final)\s+)?"
+    r"(?:option|answer|move|action)|(?:the\s+)?(?:best|optimal)"
+    r"(?:\s+(?:option|answer|move|action))?)"
+    r"(?=\s*(?:$|[.!,;:(]|\s-+\s|(?i:because|since|as|given|here|overall)\b))",
+    re.ASCII,
+)
+"""A letter a sentence opens by calling it the best or the answer ("B is the best option.",
+"C is my answer, since ...", "I think D is best"); not what is said of players ("B is the
+best person to ask", "B is correct", "B is the best choice")."""
+_WHO_QUESTION = re.compile(
+    r"\W*(?:who|whom|whose|which\s+(?:player|teammate|opponent|person)"
+    r"|(?:the\s+)?(?:person|player|one)\s+to)\b[^?]*\?",
+    _FLAGS,
+)
+"""A question about a player, which a letter may answer ("Who left?", "The person to tell?")."""
 _LABEL_LETTER = re.compile(r"^\(?([A-Z])(?:[).:-](?:\s|$)|\s*$)", re.ASCII | re.MULTILINE)
-_REVISED_LETTER = re.compile(
+_REVISION_OPENING = (
     rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK})\b|{_I_MEAN})|{_NO})[\s,:\-\u2014\u2013]*"
-    r"(?i:option\s*)?\(?(?!I\b)([A-Z])\)?(?=\s*(?:$|[,;!?)]|\.(?!\.)))",
+)
+"""The words that open a revision ("No wait, ", "Actually - ", "I mean ")."""
+_REVISION_LEAD = re.compile(rf"\A(?i:hmm+\W*)?{_REVISION_OPENING}")
+_REVISED_LETTER = re.compile(
+    _REVISION_OPENING + r"(?i:option\s*)?\(?(?!I\b)([A-Z])\)?(?=\s*(?:$|[,;!?)]|\.(?!\.)))",
     re.ASCII,
 )
 """A letter closing a revision ("or rather C", "No wait, C.", "I mean D"), read only as the
@@ -1219,12 +1250,14 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
     if closing is not None:
         return closing
     listed = _listed_lines(lines, reading)
-    sentences = [
-        sentence
-        for index, line in enumerate(lines)
-        if index not in listed
-        for sentence in _sentences(line)
-    ]
+    sentences = _without_players_named(
+        [
+            sentence
+            for index, line in enumerate(lines)
+            if index not in listed
+            for sentence in _sentences(line)
+        ]
+    )
     committed = _commitments(sentences, reading)
     if len(committed) > 1:
         return _bad_action(f"ambiguous: commits to several actions ({_labels(committed)})")
@@ -1244,6 +1277,20 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
     if weighed:
         return _bad_action(f"no action committed to (only weighed: {', '.join(weighed)})")
     return _bad_action(reading.nothing)
+
+
+def _without_players_named(sentences: list[str]) -> list[str]:
+    """The sentences but for a letter that answers a question about a player ("Who left the
+    room? I think B.", "Who should I tell? B."): a player, not an option."""
+    return [
+        sentence
+        for index, sentence in enumerate(sentences)
+        if not (
+            index
+            and _WHO_QUESTION.fullmatch(sentences[index - 1])
+            and (_WHOLE_LETTER.fullmatch(sentence) or _PRAISED_LETTER.match(sentence))
+        )
+    ]
 
 
 def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
@@ -1272,17 +1319,23 @@ def _revised_to(sentence: str, reading: _Reading) -> ParsedAction | None:
     thought, option D, since B is asked", "actually no, Pass"). A clause that only names an
     action ("Actually, this is better than Ask(B, bag)", "Hmm, Tell(B, bag, apple) would
     waste 0.5") revises nothing. Each clause is read around its action, so a call's own
-    commas do not split it."""
+    commas do not split it; each clause once, however many actions it names (a long clause
+    of repeated actions was read again for each: "Actually " and 2,500 "pass or " took 26 s)."""
     if sentence.endswith("?"):
         return None
-    stated = []
+    breaks = [(found.start(), found.end()) for found in _CLAUSE_BREAK.finditer(sentence)]
+    starts = [start for start, _ in breaks]
+    ends = [end for _, end in breaks]
+    clauses: dict[tuple[int, int | None], ParsedAction | None] = {}
     for mention in _unhedged(sentence, reading.mentions(sentence)):
-        before = _CLAUSE_BREAK.split(sentence[: mention.start])[-1]
-        after = _CLAUSE_BREAK.split(sentence[mention.end :])[0]
-        clause = before + sentence[mention.start : mention.end] + after
-        outcome = _commitment(clause.strip(), reading)
-        if outcome is not None and outcome.valid:
-            stated.append(outcome)
+        before = bisect.bisect_right(ends, mention.start)
+        after = bisect.bisect_left(starts, mention.end)
+        span = (ends[before - 1] if before else 0, starts[after] if after < len(starts) else None)
+        if span not in clauses:
+            clause = sentence[span[0] : span[1]].strip()
+            # The revision's own opening is no word of the action ("No wait Pass.").
+            clauses[span] = _commitment(_REVISION_LEAD.sub("", clause, count=1), reading)
+    stated = [outcome for outcome in clauses.values() if outcome is not None and outcome.valid]
     found = _distinct(stated)
     return found[0] if len(found) == 1 else None
 
@@ -1316,7 +1369,8 @@ def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
     for line in lines:
         label = _OPTION_LINE.match(line) if reading.options_listed else None
         label = None if label and _note_on_player(line, label) else label
-        bare = None if _WHOLE_LETTER.fullmatch(line) else _commitment(line, reading)
+        lettered = _WHOLE_LETTER.fullmatch(line) or _PRAISED_LETTER.match(line)
+        bare = None if lettered else _commitment(line, reading)
         items.append(label.group(1) if label else bare)
     listed: set[int] = set()
     run: list[int] = []
@@ -1406,6 +1460,9 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
             for match in pattern.finditer(text)
             if pattern is _NAMED_LETTER or not _note_on_player(text, match)
         ]
+        praised = _PRAISED_LETTER.match(text, _revision_lead_end(text))
+        if praised is not None:
+            found.append(_Mention(_by_letter(praised.group(1), options), *praised.span(1)))
         for call in _calls(text, vocabulary):
             outcome = call.outcome
             if outcome.action is not None:
@@ -1418,7 +1475,7 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         return [at[start] for start in sorted(at)]
 
     def revised_letter(sentence: str) -> ParsedAction | None:
-        found = _REVISED_LETTER.search(sentence)
+        found = _REVISED_LETTER.search(sentence) or _restated_letter(sentence)
         return None if found is None else _by_letter(found.group(1), options)
 
     return _Reading(
@@ -1427,6 +1484,29 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         nothing="no option letter or action found",
         revised_letter=revised_letter,
     )
+
+
+def _restated_letter(sentence: str) -> re.Match[str] | None:
+    """A letter a revision calls the best, leans to or concludes ("Actually, D is the best
+    option.", "No wait, I think D.", "Wait, B left, so D."): uppercase, and not the pronoun
+    I; not in a question."""
+    start = _revision_lead_end(sentence)
+    if not start or sentence.endswith("?"):
+        return None
+    last_clause = _CLAUSE_BREAK.split(sentence.rstrip(".!"))[-1]
+    found = (
+        _PRAISED_LETTER.match(sentence, start)
+        or _WHOLE_LETTER.fullmatch(sentence, start)
+        or _WHOLE_LETTER.fullmatch(last_clause)
+    )
+    letter = found.group(1) if found else ""
+    return found if letter.isupper() and letter != "I" else None
+
+
+def _revision_lead_end(sentence: str) -> int:
+    """Where the words after a revision's opening start ("Hmm, actually D ..."): 0 without one."""
+    lead = _REVISION_LEAD.match(sentence)
+    return lead.end() if lead else 0
 
 
 def _calls(text: str, vocabulary: _Vocabulary) -> list[_Mention]:
