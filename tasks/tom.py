@@ -151,10 +151,15 @@ def tom(
         lose, structured = flag("lose", lose), flag("structured", structured)
         if structured and mode == "game":
             raise InputError("structured output is for trial mode (mode=trial)")
+        # Before their values are checked: `-T turns=3` in trial mode misses the mode.
+        if mode == "trial" and (str(games), str(turns), history) != (
+            str(GAMES),
+            str(TURNS),
+            "none",
+        ):
+            raise InputError("games, turns and history are for whole games: add -T mode=game")
         games = whole_number("games", games, minimum=1)
         turns = whole_number("turns", turns, minimum=4)  # a multiple of 4: `schedule`
-        if mode == "trial" and (games, turns, history) != (GAMES, TURNS, "none"):
-            raise InputError("games, turns and history are for whole games: add -T mode=game")
         size, subset_seed = subset_arguments(sample, sample_seed)
         chosen_ladder = optional("ladder", ladder)
         if chosen_ladder is None:

@@ -1262,6 +1262,22 @@ def test_a_killed_log_with_scored_samples_is_not_called_empty(
     assert "killed.eval: unfinished run" in error and "<NA>" not in error
 
 
+def test_a_log_killed_before_its_first_sample_is_called_unfinished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run killed before it saved a sample was called a run with no scored samples; it is
+    unfinished, and resuming it is what to do."""
+    folder_of_logs = logs(folder(tmp_path / "work"))
+    [finished] = list(folder_of_logs.iterdir())
+    killed = read_eval_log(str(finished))
+    killed.status, killed.results, killed.samples = "started", None, []
+    killed.eval.eval_id, killed.eval.run_id = "killed-eval", "killed-run"
+    write_eval_log(killed, str(folder_of_logs / "killed.eval"))
+    assert main(["report", str(folder_of_logs), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    [warning] = capsys.readouterr().err.splitlines()
+    assert "killed.eval: unfinished run (status started) holding 0 sample(s)" in warning
+
+
 def fifo(path: Path) -> Path:
     os.mkfifo(path)
     return path

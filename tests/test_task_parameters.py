@@ -100,6 +100,9 @@ def test_a_file_in_the_home_folder_of_no_user_is_one_line() -> None:
         ({"levels": 1.5}, "levels must be whole numbers from 0, not '1.5'"),
         ({"games": 3}, "games, turns and history are for whole games: add -T mode=game"),
         ({"history": "full"}, "games, turns and history are for whole games"),
+        # Out of range in trial mode, the missing mode is what is wrong.
+        ({"turns": 3}, "games, turns and history are for whole games: add -T mode=game"),
+        ({"turns": 3, "mode": "game"}, "turns must be a whole number of 4 or more"),
         ({"reps": "x"}, "reps must be a whole number of 1 or more, not 'x'"),
         ({"ids": "12-"}, r"ids: cannot read '12-'"),
         ({"lineup": "D=honest_opponent,D=dishonest_opponent"}, "lineup: D is given twice"),
@@ -276,7 +279,9 @@ def test_a_scenario_file_without_the_ids_asked_for_says_so_as_they_were_typed(
     # Inspect hands `-T ids=1,2` over as a list.
     with pytest.raises(PrerequisiteError) as raised:
         tom(scenario_file=str(path), ids=["1", "2"], extras="0A")
-    assert raised.value.message == f"tom: {path}: no scenario matches ids=1,2 extras=0A"
+    assert raised.value.message == (
+        f"tom: {path}: no scenario matches ids=1,2 extras=0A (it holds Id 12 and Extras 0A)"
+    )
 
 
 def test_a_scenario_file_lacking_some_ids_or_extras_asked_for_names_them(

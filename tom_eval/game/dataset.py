@@ -77,7 +77,9 @@ def scenario_records(
         chosen = [r for r in records if r.asked.id in chosen_ids and r.asked.extra in chosen_extras]
         asked = f"ids={list_text(ids)} extras={list_text(extras)}"
         if not chosen:
-            raise InputError(f"{scenario_file}: no scenario matches {asked}")
+            raise InputError(
+                f"{scenario_file}: no scenario matches {asked} (it holds {_held(records)})"
+            )
         if missing := _not_in_file(ids, chosen_ids, chosen_extras, chosen):
             held = _held(records)
             raise InputError(

@@ -224,14 +224,15 @@ def _first_line(header: list[str] | None) -> str:
 
 
 def id_ranges(ids: Iterable[int]) -> str:
-    """Ids for a message, runs of consecutive ones as ranges: "Ids 7-24, 27-32, 37, 39"."""
+    """Ids for a message, runs of consecutive ones as ranges: "Ids 7-24, 27-32, 37, 39", "Id 12"."""
     runs: list[list[int]] = []
     for spec_id in sorted(set(ids)):
         if runs and spec_id == runs[-1][-1] + 1:
             runs[-1].append(spec_id)
         else:
             runs.append([spec_id])
-    return "Ids " + ", ".join(
+    noun = "Id" if len(runs) == 1 and len(runs[0]) == 1 else "Ids"
+    return f"{noun} " + ", ".join(
         f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs
     )
 

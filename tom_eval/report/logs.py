@@ -491,11 +491,11 @@ def _local(name: str) -> str:
 
 def without_results(log: str, status: str) -> str:
     """Why a log without results is left out: a finished run with no scored sample, or an
-    unfinished one (killed, interrupted or failed) that may hold scored samples, which a
-    resumed run reports."""
-    saved = len(read_eval_log_sample_summaries(log))
-    if status == "success" or not saved:
+    unfinished one (killed, interrupted or failed; maybe before it saved any sample), which
+    a resumed run reports."""
+    if status == "success":
         return f"{log}: run has no scored samples; skipped"
+    saved = len(read_eval_log_sample_summaries(log))
     return (
         f"{log}: unfinished run (status {status}) holding {saved} sample(s) but no results; "
         "skipped (resume it with inspect eval-retry, and report the finished log)"
