@@ -1025,7 +1025,7 @@ def test_compare_refuses_sides_without_a_scenario_id_in_common(
     command = ["report", "--compare", str(tmp_path / "12"), str(tmp_path / "7-8")]
     assert main([*command, "--out", str(out), "--quiet"]) == 2
     assert capsys.readouterr().err == (
-        "tom-eval: error: report: the two sides of --compare share no scenario Id (A has Ids "
+        "tom-eval: error: report: the two sides of --compare share no scenario Id (A has Id "
         "12, B Ids 7-8): nothing to compare\n"
     )
     assert not out.exists()
