@@ -49,6 +49,8 @@ from tom_eval.task_args import (
 MODES = ("trial", "game")
 GAMES, TURNS = 50, 40
 """Whole games (mode=game): how many, and the most turns each."""
+_TRIAL_GAME_ARGUMENTS = (str(GAMES), str(TURNS), "none")
+"""games, turns and history as a trial run has them (as text: checked before their values)."""
 
 VERSION = "14-B"
 """The task's version (eval.yaml): 14 since "no wait" and "I mean" revise and a letter closing a
@@ -152,11 +154,7 @@ def tom(
         if structured and mode == "game":
             raise InputError("structured output is for trial mode (mode=trial)")
         # Before their values are checked: `-T turns=3` in trial mode misses the mode.
-        if mode == "trial" and (str(games), str(turns), history) != (
-            str(GAMES),
-            str(TURNS),
-            "none",
-        ):
+        if mode == "trial" and (str(games), str(turns), history) != _TRIAL_GAME_ARGUMENTS:
             raise InputError("games, turns and history are for whole games: add -T mode=game")
         games = whole_number("games", games, minimum=1)
         turns = whole_number("turns", turns, minimum=4)  # a multiple of 4: `schedule`

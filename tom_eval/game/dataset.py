@@ -81,9 +81,8 @@ def scenario_records(
                 f"{scenario_file}: no scenario matches {asked} (it holds {_held(records)})"
             )
         if missing := _not_in_file(ids, chosen_ids, chosen_extras, chosen):
-            held = _held(records)
             raise InputError(
-                f"{scenario_file}: no scenario of {missing} ({asked}; it holds {held})"
+                f"{scenario_file}: no scenario of {missing} ({asked}; it holds {_held(records)})"
             )
         return chosen, {SCENARIO_DIGEST: digest}
     spec = read_spec()

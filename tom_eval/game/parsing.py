@@ -1288,9 +1288,15 @@ def _without_players_named(sentences: list[str]) -> list[str]:
         if not (
             index
             and _WHO_QUESTION.fullmatch(sentences[index - 1])
-            and (_WHOLE_LETTER.fullmatch(sentence) or _PRAISED_LETTER.match(sentence))
+            and _is_letter_statement(sentence)
         )
     ]
+
+
+def _is_letter_statement(text: str) -> bool:
+    """Whether a sentence or line is a letter alone or one it calls the best ("B.", "I think
+    B.", "B is the best option.")."""
+    return bool(_WHOLE_LETTER.fullmatch(text) or _PRAISED_LETTER.match(text))
 
 
 def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
@@ -1334,7 +1340,7 @@ def _revised_to(sentence: str, reading: _Reading) -> ParsedAction | None:
         if span not in clauses:
             clause = sentence[span[0] : span[1]].strip()
             # The revision's own opening is no word of the action ("No wait Pass.").
-            clauses[span] = _commitment(_REVISION_LEAD.sub("", clause, count=1), reading)
+            clauses[span] = _commitment(clause[_revision_lead_end(clause) :], reading)
     stated = [outcome for outcome in clauses.values() if outcome is not None and outcome.valid]
     found = _distinct(stated)
     return found[0] if len(found) == 1 else None
@@ -1369,8 +1375,7 @@ def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
     for line in lines:
         label = _OPTION_LINE.match(line) if reading.options_listed else None
         label = None if label and _note_on_player(line, label) else label
-        lettered = _WHOLE_LETTER.fullmatch(line) or _PRAISED_LETTER.match(line)
-        bare = None if lettered else _commitment(line, reading)
+        bare = None if _is_letter_statement(line) else _commitment(line, reading)
         items.append(label.group(1) if label else bare)
     listed: set[int] = set()
     run: list[int] = []
