@@ -60,6 +60,8 @@ FRAGMENTS = {
     "leanings": "I think ",
     "revisions without a comma": "No wait ",
     "actions repeated in a revision": "pass or ",
+    "the answerer's would": "I would pass, ",
+    "would under a condition": "If B had stayed, I'd pass, or maybe ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {

@@ -148,6 +148,38 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
         "On my turn I will Pass, Ask(Player, Container) or Tell(Player, Container, Contents).",
         bad("no action found"),
     ),
+    # 14-C: the answerer's own "would" chooses, as "I'd" did (these were only weighed)...
+    ("I would pass.", ok(PASS)),
+    ("I would Ask(B, bag).", ok(ask("B", "bag"))),
+    ("Ask(B, bag) would cost 0.5, so I would pass.", ok(PASS)),
+    # ...unless a condition binds it ("I'd" read as a choice), or another player's "would".
+    (
+        "If B had stayed, I'd Ask(B, bag).",
+        bad("no action committed to (only weighed: Ask(B, bag))"),
+    ),
+    ("If B had stayed, I would Ask(B, bag). But B left, so Pass.", ok(PASS)),
+    ("Had C stayed, I'd pass.", bad("no action committed to (only weighed: Pass)")),
+    ("I'd pass if nothing had changed.", bad("no action committed to (only weighed: Pass)")),
+    (
+        "Normally I would pass, but B missed the move. Tell(B, bag, apple).",
+        ok(tell("B", "bag", "apple")),
+    ),
+    ("I'd pass, as it does not matter if B knows.", ok(PASS)),
+    ("B would pass.", bad("no action committed to (only weighed: Pass)")),
+    # 14-C: a boxed answer, "Selected:", a Tell that says a container is empty in words.
+    ("B saw it all.\n\n\\boxed{Pass}", ok(PASS)),
+    ("**Selected:** Ask(B, bag)\n\nB stayed in the room.", ok(ask("B", "bag"))),
+    ("Tell C that the bag is empty.", ok(tell("C", "bag", NOTHING))),
+    ("I'd tell B the bag's empty.", ok(tell("B", "bag", NOTHING))),
+    ("Tell B that the bag is empty and that the apple is in the box.", bad("no action found")),
+    (
+        "Telling C the bag is empty helps if C is my teammate.",
+        bad("no action committed to (only weighed: Tell(C, bag, nothing))"),
+    ),
+    (
+        "I'd Ask(B, bag), or maybe Tell(B, bag, apple).",
+        bad("no action committed to (only weighed: Ask(B, bag), Tell(B, bag, apple))"),
+    ),
 ]
 
 OPTIONS = (
@@ -213,6 +245,34 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ),
     ("Who left the room? I think B.", bad("no option letter or action found")),
     ("Who should I tell? B. So D.", ok(tell("B", "bag", "apple"))),
+    # 14-C: "would" of the answerer's choice, recommending, choosing in -ing, "So B it is."
+    ("I would choose B.", ok(ask("B", "bag"))),
+    ("I would go with option D.", ok(tell("B", "bag", "apple"))),
+    (
+        "If B were on my team, I'd choose D.",
+        bad("no action committed to (only weighed: Tell(B, bag, apple))"),
+    ),
+    ("If B were on my team, I'd choose D. B is not, so I choose A.", ok(PASS)),
+    ("I recommend C.", ok(ask("C", "bag"))),
+    ("I'd recommend option E.", ok(tell("C", "bag", NOTHING))),
+    ("I'm choosing D.", ok(tell("B", "bag", "apple"))),
+    ("Selecting B.", ok(ask("B", "bag"))),
+    ("My answer would be C.", ok(ask("C", "bag"))),
+    ("So B it is.", ok(ask("B", "bag"))),
+    ("D it is, then.", ok(tell("B", "bag", "apple"))),
+    ("D or E. I'll say D.", ok(tell("B", "bag", "apple"))),
+    ("Nobody left the room.\n\n$\\boxed{A}$", ok(PASS)),
+    ("I'm torn, but if I had to pick one, I'd pick B.", ok(ask("B", "bag"))),
+    ("What would I do? I'd tell B.\n\nFinal: D", ok(tell("B", "bag", "apple"))),
+    ("Recommendation: **C**", ok(ask("C", "bag"))),
+    ("Option D it is.", ok(tell("B", "bag", "apple"))),
+    (
+        "Option B, or maybe option D.",
+        bad("no action committed to (only weighed: Ask(B, bag), Tell(B, bag, apple))"),
+    ),
+    # ...not a player's letter after those words.
+    ("I'd recommend telling B. So D.", ok(tell("B", "bag", "apple"))),
+    ("So B it is who left.", bad("no option letter or action found")),
     ("I'll go with B's answer: the apple is in the bag.", bad("no option letter or action found")),
     ("B is not the best option.", bad("no option letter or action found")),
     ("B is the best option?", bad("no option letter or action found")),
@@ -253,10 +313,7 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ),
     ("Option A is free, but option C tells us more.\nFinal answer: C", ok(ask("C", "bag"))),
     ("A) Pass\nB) Ask(B, bag)\nAnswer: B", ok(ask("B", "bag"))),
-    (
-        "I would ask player B about the bag.",
-        bad("no action committed to (only weighed: Ask(B, bag))"),
-    ),
+    ("I would ask player B about the bag.", ok(ask("B", "bag"))),
     ('{"letter": "D"}', ok(tell("B", "bag", "apple"))),
     ("I'd say so.", bad("no option letter or action found")),
     ("", bad("empty reply")),
@@ -294,6 +351,10 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("apple", "action", ParsedAnswer("apple")),
     ("The apple.", "action", ParsedAnswer("apple")),
     ("**Banana**", "choice", ParsedAnswer("banana")),
+    # 14-C: a boxed answer is its text.
+    ("$\\boxed{\\text{apple}}$", "action", ParsedAnswer("apple")),
+    ("The box is empty, so \\boxed{nothing}.", "action", ParsedAnswer(NOTHING)),
+    ("\\boxed{\\text{}} apple", "action", ParsedAnswer("apple")),
     ("It contains a red ball.", "action", ParsedAnswer("ball")),
     ("Apples", "action", ParsedAnswer("apple")),
     ("nothing", "action", ParsedAnswer(NOTHING)),

@@ -1,11 +1,12 @@
 """Turn a model's reply into a game action or an answer: lenient about form, never a guess.
 
 Every reply is first cleaned: code-fence lines (```python) and terminal codes (ANSI escapes)
-are dropped, `*` and backticks (inline code too) are removed, each line loses leading
-bullets, quote marks and headings (`- `, `> `, `#`), and each run of spaces within a line
-is one space. Blank lines are dropped. Nothing here raises on any text: a reply that cannot
-be read becomes a ParsedAction/ParsedAnswer with `None` and a one-line `problem`. Only an
-unknown `response_format`, a caller's bug, raises ValueError.
+are dropped, `*` and backticks (inline code too) are removed, a boxed answer (`\\boxed{A}`)
+is its text, each line loses leading bullets, quote marks and headings (`- `, `> `, `#`),
+and each run of spaces within a line is one space. Blank lines are dropped. Nothing here
+raises on any text: a reply that cannot be read becomes a ParsedAction/ParsedAnswer with
+`None` and a one-line `problem`. Only an unknown `response_format`, a caller's bug, raises
+ValueError.
 
 Actions (`parse_action`)
 
@@ -13,10 +14,11 @@ Actions (`parse_action`)
   contents)`, in any case, spacing and quoting, with keys (`player=B`), `Player B`, articles
   (`the bag`) and end punctuation; by the word "pass" (not "I won't pass", "pass on
   explaining"); by a whole action in words that names every argument ("ask B about the
-  bag", "tell B that the box holds the brick"); in `choice` format also by an option letter
-  (`B`, `(B)`, `Option B`, `the answer is B`, `going with B`, `I think B`, a line label `B)
-  ...`, a sentence that opens by calling it the best or the answer: `B is the best option`,
-  `I think D is best`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
+  bag", "tell B that the box holds the brick", "tell C the bag is empty"); in `choice`
+  format also by an option letter (`B`, `(B)`, `Option B`, `the answer is B`, `going with
+  B`, `I think B`, `I recommend B`, `I'm choosing B`, `So B it is`, a line label `B) ...`, a
+  sentence that opens by calling it the best or the answer: `B is the best option`, `I
+  think D is best`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
   letter that answers a question about a player: "Who left? I think B.") or by an option's
   action. A reply that is one JSON object names its action in its fields
   (`{"action": "ask", "player": "B", "container": "bag"}`, `{"letter": "D"}`), as
@@ -25,8 +27,8 @@ Actions (`parse_action`)
   (`red ball`) is that item, an empty word (nothing, empty, none) `nothing`, anything else is
   kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
 * The action is the one the reply finally commits to, read in this order:
-  1. a closing statement: the last `Action: X`, `Final answer: X`, `My move is X` line or
-     sentence that names an action;
+  1. a closing statement: the last `Action: X`, `Final answer: X`, `Final: X`, `My move is
+     X` line or sentence that names an action;
   2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
@@ -36,7 +38,9 @@ Actions (`parse_action`)
      to or concludes, is the option revised to: "A... or rather C" is C, "I think A. Wait, B
      left, so D." is D); two different commitments are ambiguous, hence invalid;
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
-     Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "a Tell", a question);
+     Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "Ask(B, bag), or maybe
+     ...", "a Tell", a question; the answerer's own "I would" or "I'd" chooses, unless a
+     condition binds it: "If B had stayed, I'd Ask(B, bag)", "Normally I would pass");
      several different ones are ambiguous;
   4. otherwise the reply commits to nothing: invalid, with what it only weighed.
   A malformed call (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) commits to
@@ -198,6 +202,9 @@ _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2018\u2019\u201c\u201d"
 # A fence line is ``` with at most a language tag; "```Pass```" is inline code, kept.
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _EMPHASIS = re.compile(r"[*`]+")
+_BOXED = re.compile(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{([^{}]*)\}|([^{}]*))\s*\}")
+"""A boxed answer (`\\boxed{A}`, `$\\boxed{\\text{apple}}$`), as models trained on mathematics
+close a reply: its text is the answer."""
 _TERMINAL_CODE = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # a title (OSC)
     r"|\x1b\[[0-9;?]*[ -/]*[@-~]"  # a colour or a cursor move (CSI)
@@ -252,6 +259,11 @@ _WORDED_TELL_ITEM = re.compile(
     rf"(?P<contents>[a-z]+)\s+is\s+(?:now\s+)?in\s+{_CONTAINER_WORD}",
     _FLAGS,
 )
+_WORDED_TELL_EMPTY = re.compile(
+    rf"\btell(?:ing)?\s+{_PLAYER_WORD}\s*[:,]?\s*(?:that\s+)?{_CONTAINER_WORD}"
+    r"(?:\s+is|'s)\s+(?:now\s+)?(?P<contents>empty)\b(?!,?\s+and\s+that\b)",
+    _FLAGS,
+)
 """Whole actions in words: every argument named ("ask B" alone is a mention, no action)."""
 _ONE_WORD = re.compile(r"\s*[\"'\u2018\u201c]?[a-z]*[\"'\u2019\u201d]?\s*", _FLAGS)
 _PLACEHOLDER = re.compile(r"\.\.\.|\u2026")
@@ -277,10 +289,13 @@ Pass.", "...; I mean, Pass.")."""
 _CLOSING = re.compile(
     rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*(?:,\s*)?)?(?:the\s+|my\s+)?"
     r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
-    r"(?:answer|action|choice|decision|move|selection)\s*(?:is\b\s*:?|[:=-])\s*(.+)",
+    r"(?:answer|action|choice|decision|move|selection|recommendation"
+    r"|(?:final|selected|chosen)(?=\s*:))"
+    r"\s*(?:is\b\s*:?|[:=-])\s*(.+)",
     _FLAGS,
 )
-"""A closing statement: `Action: X`, `Final answer: X`, `So my move is X`."""
+"""A closing statement: `Action: X`, `Final answer: X`, `Final: X`, `Selected: X`, `So my
+move is X`."""
 _OPTION_LINE = re.compile(r"\(?([A-Z])(?:\)|[.:]\s)\s*\S", re.ASCII)
 """A line that starts with an option label, as the options of a choice prompt do."""
 _WORD = re.compile(r"[a-z']+")
@@ -291,6 +306,11 @@ _FILLER = frozenset(
         "ill",
         "i'd",
         "id",
+        "would",
+        "recommend",
+        "choosing",
+        "picking",
+        "selecting",
         "i'm",
         "im",
         "will",
@@ -359,7 +379,8 @@ _FILLER = frozenset(
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
 _HEDGE_BEFORE = re.compile(
-    r"(?:\b(?:could|might|may|would(?!\s+be\s+to\b)|if|whether|instead\s+of|rather\s+than"
+    r"(?:\b(?:could|might|may|(?<!\bI\s)(?<!\bwe\s)would(?!\s+be\s+to\b)|if|whether"
+    r"|instead\s+of|rather\s+than|or\s+(?:maybe|perhaps|possibly)"
     r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never"
     r"|no\s+need(?:\s+to)?|no\s+point)\b"
     r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
@@ -380,22 +401,37 @@ or of an answer (`_clause_around`, `_sentence_clauses`)."""
 _HEDGE_AFTER = re.compile(
     r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:a\s+waste|pointless|useless|"
     r"unnecessary|redundant))|is\s+(?:not|unnecessary|pointless|useless|redundant|wasteful|"
-    r"a\s+waste)\b|isn't|wastes|won't|doesn't|does\s+not|gains?\s+nothing|adds?\s+nothing)",
+    r"a\s+waste)\b|isn't|wastes|won't|doesn't|does\s+not|gains?\s+nothing|adds?\s+nothing"
+    r"|,?\s*or\s+(?:maybe|perhaps|possibly)\b"
+    r"|(?:only\s+)?(?:helps?|works?|makes\s+sense)\s+(?:only\s+)?(?:if|when)\b)",
     _FLAGS,
 )
-"""What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5")."""
+"""What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5", "Ask(B, bag),
+or maybe ...", "telling C the bag is empty helps if C ...")."""
+_WOULD = re.compile(r"\bwould\b|(?<=\w)['\u2019]d\b", _FLAGS)
+_CHOICE_CONDITION = re.compile(
+    r"\bif\b(?!\s+I\s+(?:had|have|must)\s+to\s+(?:pick|choose|decide)\b)"
+    r"|\b(?:unless|otherwise|normally|usually|ordinarily|typically|generally)\b"
+    r"|\A\W*(?:had|were)\b",
+    _FLAGS,
+)
+"""What makes the answerer's "would" a condition, not a choice ("If B had stayed, I'd
+Ask(B, bag).", "Normally I would pass", "I would pass if nothing had changed"; not "if I
+had to pick one, I'd pick B")."""
 
-_LEANING = r"I(?:\s+(?:think|believe|would\s+say)|'d\s+say)"
+_LEANING = r"I(?:\s+(?:think|believe|(?:would|will)\s+say|say)|'(?:d|ll)\s+say)"
 """What opens a choice stated as the answerer's view ("I think B.")."""
 _WHOLE_LETTER = re.compile(
-    rf"\W*(?:(?:{_THEREFORE}|then|{_LEANING})\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?\W*",
+    rf"\W*(?:(?:{_THEREFORE}|then|{_LEANING})\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?"
+    r"(?:\s+it\s+is(?:,?\s+then)?)?\W*",
     _FLAGS,
 )
 # A letter counts after a keyword ("option C", "my choice is B") or as a whole line or
 # line label ("B", "B) Ask(B, bag)"); uppercase only, so prose like "a box" is no letter.
 _NAMED_LETTER = re.compile(
-    r"\b(?i:option|choice|letter|answer|choose|chose|pick|select|go(?:ing)?\s+with"
-    r"|opt(?:ing)?\s+for)(?i:\s+is|\s*:)?"
+    r"\b(?i:option|choice|letter|answer|choos(?:e|ing)|chose|pick(?:ing)?|select(?:ing)?"
+    r"|recommend(?:ing)?|go(?:ing)?\s+with|opt(?:ing)?\s+for)"
+    r"(?i:\s+(?:is|(?:would|will)\s+be)|\s*:)?"
     r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(]|['\u2019]s\b)",
     re.ASCII,
 )
@@ -1204,6 +1240,7 @@ def _clean_lines(text: str) -> list[str]:
     """The reply's non-blank lines without markdown, bullets, quote marks and terminal
     codes, each run of spaces one space (`_SPACES`)."""
     text = _EMPHASIS.sub("", _FENCE.sub("", _TERMINAL_CODE.sub("", text)))
+    text = _BOXED.sub(lambda boxed: "".join(boxed.groups("")), text)
     lines = (_SPACES.sub(" ", _LINE_PREFIX.sub("", line)).strip() for line in text.splitlines())
     return [line for line in lines if line]
 
@@ -1415,7 +1452,8 @@ def _commitment(sentence: str, reading: _Reading) -> ParsedAction | None:
 
 def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
     """The mentions a sentence does not weigh, doubt or reject ("I could Ask(B, bag)",
-    "no need to pass", "Ask(B, bag) would cost 0.5")."""
+    "no need to pass", "Ask(B, bag) would cost 0.5", "If B had stayed, I'd Ask(B, bag)")."""
+    condition = _CHOICE_CONDITION.search(sentence)  # the first: one search a sentence
     kept = []
     for mention in named:
         before = sentence[max(0, mention.start - _HEDGE_WINDOW) : mention.start]
@@ -1423,9 +1461,26 @@ def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
         if (
             _HEDGE_BEFORE.search(clause) is None
             and _HEDGE_AFTER.match(sentence[mention.end :]) is None
+            and not _conditional(sentence, mention, clause, condition)
         ):
             kept.append(mention)
     return kept
+
+
+def _conditional(
+    sentence: str, mention: _Mention, clause: str, condition: re.Match[str] | None
+) -> bool:
+    """Whether the answerer's "would" before a mention is bound to a condition (`condition`,
+    the sentence's first) before it or in the mention's own clause after it ("If B had
+    stayed, I'd Ask(B, bag).", "I would pass if nothing had changed"; not "I would pass, as
+    it does not matter if B knows"): what it would do, not what it does."""
+    if _WOULD.search(clause) is None:
+        return False
+    if condition is not None and condition.end() <= mention.start:
+        return True
+    clause_end = _CLAUSE_END.search(sentence, mention.end)
+    after = sentence[mention.end : clause_end.start() if clause_end else len(sentence)]
+    return _CHOICE_CONDITION.search(after) is not None
 
 
 def _one_of(named: list[_Mention]) -> ParsedAction:
@@ -1517,7 +1572,8 @@ def _revision_lead_end(sentence: str) -> int:
 def _calls(text: str, vocabulary: _Vocabulary) -> list[_Mention]:
     """`Ask(...)`/`Tell(...)` calls and attempts at one ("Ask (costs 0.5)" is prose, and
     "Tell(C, ...)" a placeholder), and whole actions in words ("ask B about the bag",
-    "tell B that the box holds the brick"), which must name every argument."""
+    "tell B that the box holds the brick", "tell C the bag is empty"), which must name every
+    argument."""
     calls = [
         _Mention(_parse_call(match, vocabulary), match.start(), match.end())
         for match in _CALL.finditer(text)
@@ -1525,7 +1581,7 @@ def _calls(text: str, vocabulary: _Vocabulary) -> list[_Mention]:
         and not _PLACEHOLDER.search(match.group(2))
     ]
     worded = []
-    for pattern in (_WORDED_ASK, _WORDED_TELL, _WORDED_TELL_ITEM):
+    for pattern in (_WORDED_ASK, _WORDED_TELL, _WORDED_TELL_ITEM, _WORDED_TELL_EMPTY):
         for match in pattern.finditer(text):
             found = match.groupdict()
             args = [found["player"], found["container"]]
