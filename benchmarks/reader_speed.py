@@ -62,6 +62,9 @@ FRAGMENTS = {
     "actions repeated in a revision": "pass or ",
     "the answerer's would": "I would pass, ",
     "would under a condition": "If B had stayed, I'd pass, or maybe ",
+    "the answerer's would, unconditioned": "I would surely pass ",
+    "a boxed answer left open": " ",
+    "boxed answers left open": "\\boxed{\\text{",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -86,6 +89,7 @@ OPENINGS = {
     "empty asides after an item": "the apple ",
     "quoted yeses in a conclusion": "Conclusion: ",
     "actions repeated in a revision": "Ask(B, bag). Actually ",
+    "a boxed answer left open": "\\boxed{",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""

@@ -165,12 +165,27 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
         ok(tell("B", "bag", "apple")),
     ),
     ("I'd pass, as it does not matter if B knows.", ok(PASS)),
+    # ...a condition opens the sentence or follows the action; a conclusion, an idiom or a
+    # condition elsewhere binds nothing (a review's findings on the first form).
+    ("Since I'm not sure if B saw the move, I'd Ask(B, bag).", ok(ask("B", "bag"))),
+    (
+        "B left. If he returns, he'll think the apple is there, so I'd Tell(B, bag, apple).",
+        ok(tell("B", "bag", "apple")),
+    ),
+    ("If it were up to me, I'd pass.", ok(PASS)),
+    ("I'd Ask(C, bag) to find out if C saw the move.", ok(ask("C", "bag"))),
+    ("Generally asking costs 0.5, so I'd pass.", ok(PASS)),
+    (
+        "I would Ask(B, bag), unless B left.",
+        bad("no action committed to (only weighed: Ask(B, bag))"),
+    ),
     ("B would pass.", bad("no action committed to (only weighed: Pass)")),
     # 14-C: a boxed answer, "Selected:", a Tell that says a container is empty in words.
     ("B saw it all.\n\n\\boxed{Pass}", ok(PASS)),
     ("**Selected:** Ask(B, bag)\n\nB stayed in the room.", ok(ask("B", "bag"))),
     ("Tell C that the bag is empty.", ok(tell("C", "bag", NOTHING))),
     ("I'd tell B the bag's empty.", ok(tell("B", "bag", NOTHING))),
+    ("tell C the bag\u2019s empty.", ok(tell("C", "bag", NOTHING))),
     ("Tell B that the bag is empty and that the apple is in the box.", bad("no action found")),
     (
         "Telling C the bag is empty helps if C is my teammate.",
@@ -273,6 +288,18 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     # ...not a player's letter after those words.
     ("I'd recommend telling B. So D.", ok(tell("B", "bag", "apple"))),
     ("So B it is who left.", bad("no option letter or action found")),
+    ("Choosing B or D doesn't matter much; I'll pass.", ok(PASS)),
+    ("B would believe me, so D.", ok(tell("B", "bag", "apple"))),
+    (
+        "Tell(C, bag, nothing) helps only if C is my teammate; C is my teammate, so E.",
+        ok(tell("C", "bag", NOTHING)),
+    ),
+    ("B left, so I.", bad("no option letter or action found")),
+    ("I'd recommend B tell C about the bag.", bad("no option letter or action found")),
+    ("My answer would be C, since C saw the move.", ok(ask("C", "bag"))),
+    ("I\u2019ll say D.", ok(tell("B", "bag", "apple"))),
+    ("Okay, E it is.", ok(tell("C", "bag", NOTHING))),
+    ("\\boxed{\\text{Option } B}", ok(ask("B", "bag"))),
     ("I'll go with B's answer: the apple is in the bag.", bad("no option letter or action found")),
     ("B is not the best option.", bad("no option letter or action found")),
     ("B is the best option?", bad("no option letter or action found")),
@@ -355,6 +382,7 @@ ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("$\\boxed{\\text{apple}}$", "action", ParsedAnswer("apple")),
     ("The box is empty, so \\boxed{nothing}.", "action", ParsedAnswer(NOTHING)),
     ("\\boxed{\\text{}} apple", "action", ParsedAnswer("apple")),
+    ("\\boxed{\\emptyset}", "action", ParsedAnswer(NOTHING)),
     ("It contains a red ball.", "action", ParsedAnswer("ball")),
     ("Apples", "action", ParsedAnswer("apple")),
     ("nothing", "action", ParsedAnswer(NOTHING)),

@@ -16,9 +16,9 @@ Actions (`parse_action`)
   explaining"); by a whole action in words that names every argument ("ask B about the
   bag", "tell B that the box holds the brick", "tell C the bag is empty"); in `choice`
   format also by an option letter (`B`, `(B)`, `Option B`, `the answer is B`, `going with
-  B`, `I think B`, `I recommend B`, `I'm choosing B`, `So B it is`, a line label `B) ...`, a
-  sentence that opens by calling it the best or the answer: `B is the best option`, `I
-  think D is best`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
+  B`, `I think B`, `I recommend B`, `I'm choosing B`, `So B it is`, `B left, so D.`, a line
+  label `B) ...`, a sentence that opens by calling it the best or the answer: `B is the best
+  option`, `I think D is best`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
   letter that answers a question about a player: "Who left? I think B.") or by an option's
   action. A reply that is one JSON object names its action in its fields
   (`{"action": "ask", "player": "B", "container": "bag"}`, `{"letter": "D"}`), as
@@ -40,7 +40,8 @@ Actions (`parse_action`)
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
      Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "Ask(B, bag), or maybe
      ...", "a Tell", a question; the answerer's own "I would" or "I'd" chooses, unless a
-     condition binds it: "If B had stayed, I'd Ask(B, bag)", "Normally I would pass");
+     condition that opens the sentence or follows the action binds it: "If B had stayed,
+     I'd Ask(B, bag)", "I would pass if nothing had changed", "Normally I would pass");
      several different ones are ambiguous;
   4. otherwise the reply commits to nothing: invalid, with what it only weighed.
   A malformed call (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) commits to
@@ -202,9 +203,13 @@ _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2018\u2019\u201c\u201d"
 # A fence line is ``` with at most a language tag; "```Pass```" is inline code, kept.
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _EMPHASIS = re.compile(r"[*`]+")
-_BOXED = re.compile(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{([^{}]*)\}|([^{}]*))\s*\}")
+_BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 """A boxed answer (`\\boxed{A}`, `$\\boxed{\\text{apple}}$`), as models trained on mathematics
-close a reply: its text is the answer."""
+close a reply: its text is the answer (one level of braces inside, so each character is
+read once)."""
+_LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
+"""A command around a boxed answer's text (`\\text{apple}`, `\\mathrm{D}`): the text."""
+_LATEX_EMPTY = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])")
 _TERMINAL_CODE = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # a title (OSC)
     r"|\x1b\[[0-9;?]*[ -/]*[@-~]"  # a colour or a cursor move (CSI)
@@ -261,7 +266,7 @@ _WORDED_TELL_ITEM = re.compile(
 )
 _WORDED_TELL_EMPTY = re.compile(
     rf"\btell(?:ing)?\s+{_PLAYER_WORD}\s*[:,]?\s*(?:that\s+)?{_CONTAINER_WORD}"
-    r"(?:\s+is|'s)\s+(?:now\s+)?(?P<contents>empty)\b(?!,?\s+and\s+that\b)",
+    r"(?:\s+is|['\u2019]s)\s+(?:now\s+)?(?P<contents>empty)\b(?!,?\s+and\s+that\b)",
     _FLAGS,
 )
 """Whole actions in words: every argument named ("ask B" alone is a mention, no action)."""
@@ -379,7 +384,7 @@ _FILLER = frozenset(
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
 _HEDGE_BEFORE = re.compile(
-    r"(?:\b(?:could|might|may|(?<!\bI\s)(?<!\bwe\s)would(?!\s+be\s+to\b)|if|whether"
+    r"(?:\b(?:could|might|may|(?<!\bI\s)(?<!\bwe\s)(?<!\banswer\s)(?<!\bchoice\s)would(?!\s+be\s+to\b)|if|whether"
     r"|instead\s+of|rather\s+than|or\s+(?:maybe|perhaps|possibly)"
     r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never"
     r"|no\s+need(?:\s+to)?|no\s+point)\b"
@@ -409,30 +414,41 @@ _HEDGE_AFTER = re.compile(
 """What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5", "Ask(B, bag),
 or maybe ...", "telling C the bag is empty helps if C ...")."""
 _WOULD = re.compile(r"\bwould\b|(?<=\w)['\u2019]d\b", _FLAGS)
-_CHOICE_CONDITION = re.compile(
-    r"\bif\b(?!\s+I\s+(?:had|have|must)\s+to\s+(?:pick|choose|decide)\b)"
-    r"|\b(?:unless|otherwise|normally|usually|ordinarily|typically|generally)\b"
-    r"|\A\W*(?:had|were)\b",
-    _FLAGS,
+_IF = (
+    r"if\b(?!\s+(?:anything|in\s+doubt|it\s+(?:were|was)\s+up\s+to\s+me|you\s+ask\s+me"
+    r"|I\s+(?:must|had\s+to|have\s+to|were\s+to|need\s+to|am\s+forced\s+to|'m\s+forced\s+to)\b))"
 )
-"""What makes the answerer's "would" a condition, not a choice ("If B had stayed, I'd
-Ask(B, bag).", "Normally I would pass", "I would pass if nothing had changed"; not "if I
-had to pick one, I'd pick B")."""
+"""The word if as a condition ("if B had stayed"; not "if I had to pick one", "if anything")."""
+_OPENING_CONDITION = re.compile(
+    rf"\W*(?:(?:but|and|well|now|ok(?:ay)?)\W+)?(?:{_IF}|(?:unless|had|were)\b)", _FLAGS
+)
+"""A sentence that opens with a condition ("If B had stayed, ...", "Had C stayed, ...")."""
+_CONDITION_AFTER = re.compile(rf"\s*,?\s*(?:{_IF}|unless\b)", _FLAGS)
+"""A condition right after an action ("I would pass if nothing had changed")."""
+_AS_A_RULE = re.compile(
+    r"\b(?:normally|usually|ordinarily|typically|generally|otherwise)\b", _FLAGS
+)
+"""What makes a "would" what the answerer does as a rule, not now ("Normally I'd pass")."""
+_CONCLUDING = re.compile(rf"\b(?:{_THEREFORE})\b", _FLAGS)
 
-_LEANING = r"I(?:\s+(?:think|believe|(?:would|will)\s+say|say)|'(?:d|ll)\s+say)"
+_LEANING = r"I(?:\s+(?:think|believe|(?:would|will)\s+say|say)|['\u2019](?:d|ll)\s+say)"
 """What opens a choice stated as the answerer's view ("I think B.")."""
 _WHOLE_LETTER = re.compile(
-    rf"\W*(?:(?:{_THEREFORE}|then|{_LEANING})\W+)?(?:(?:option|choice|letter)\s*)?\(?([a-z])\)?"
+    rf"\W*(?:(?:{_THEREFORE}|then|ok(?:ay)?|{_LEANING})\W+)?(?:(?:option|choice|letter)\s*)?"
+    r"\(?([a-z])\)?"
     r"(?:\s+it\s+is(?:,?\s+then)?)?\W*",
     _FLAGS,
 )
 # A letter counts after a keyword ("option C", "my choice is B") or as a whole line or
 # line label ("B", "B) Ask(B, bag)"); uppercase only, so prose like "a box" is no letter.
+# Not one of alternatives ("choosing B or D") nor a player's letter before a verb ("I'd
+# recommend B tell C").
 _NAMED_LETTER = re.compile(
     r"\b(?i:option|choice|letter|answer|choos(?:e|ing)|chose|pick(?:ing)?|select(?:ing)?"
     r"|recommend(?:ing)?|go(?:ing)?\s+with|opt(?:ing)?\s+for)"
     r"(?i:\s+(?:is|(?:would|will)\s+be)|\s*:)?"
-    r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(]|['\u2019]s\b)",
+    r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(]|['\u2019]s\b)"
+    r"(?!\s*(?i:or|/)\s*(?i:option\s*)?\(?[A-Z]\b|\s+(?:tell|ask|be)\b)",
     re.ASCII,
 )
 _PRAISED_LETTER = re.compile(
@@ -447,6 +463,11 @@ _PRAISED_LETTER = re.compile(
 """A letter a sentence opens by calling it the best or the answer ("B is the best option.",
 "C is my answer, since ...", "I think D is best"); not what is said of players ("B is the
 best person to ask", "B is correct", "B is the best choice")."""
+_CONCLUDED_LETTER = re.compile(
+    rf"[,;:]\s*(?i:{_THEREFORE})\W+(?i:option\s*)?\(?(?!I\b)([A-Z])\)?[.!]?$", re.ASCII
+)
+"""A letter a sentence concludes with after its reasons ("B left, so D."): uppercase, not the
+pronoun I."""
 _WHO_QUESTION = re.compile(
     r"\W*(?:who|whom|whose|which\s+(?:player|teammate|opponent|person)"
     r"|(?:the\s+)?(?:person|player|one)\s+to)\b[^?]*\?",
@@ -1240,9 +1261,15 @@ def _clean_lines(text: str) -> list[str]:
     """The reply's non-blank lines without markdown, bullets, quote marks and terminal
     codes, each run of spaces one space (`_SPACES`)."""
     text = _EMPHASIS.sub("", _FENCE.sub("", _TERMINAL_CODE.sub("", text)))
-    text = _BOXED.sub(lambda boxed: "".join(boxed.groups("")), text)
+    text = _BOXED.sub(_unboxed, text)
     lines = (_SPACES.sub(" ", _LINE_PREFIX.sub("", line)).strip() for line in text.splitlines())
     return [line for line in lines if line]
+
+
+def _unboxed(boxed: re.Match[str]) -> str:
+    """A boxed answer's text, without the commands around it (`\\boxed{\\text{Option } B}` is
+    "Option B", `\\boxed{\\emptyset}` "nothing")."""
+    return _LATEX_EMPTY.sub("nothing", _LATEX_COMMAND.sub(r"\1", boxed.group(1))).strip()
 
 
 def _labelled(lines: list[str], label: str) -> list[str] | None:
@@ -1453,7 +1480,9 @@ def _commitment(sentence: str, reading: _Reading) -> ParsedAction | None:
 def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
     """The mentions a sentence does not weigh, doubt or reject ("I could Ask(B, bag)",
     "no need to pass", "Ask(B, bag) would cost 0.5", "If B had stayed, I'd Ask(B, bag)")."""
-    condition = _CHOICE_CONDITION.search(sentence)  # the first: one search a sentence
+    # A sentence's opening condition, and where a conclusion after it starts, found once.
+    condition = _OPENING_CONDITION.match(sentence)
+    concluded = _CONCLUDING.search(sentence, condition.end()) if condition else None
     kept = []
     for mention in named:
         before = sentence[max(0, mention.start - _HEDGE_WINDOW) : mention.start]
@@ -1461,26 +1490,38 @@ def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
         if (
             _HEDGE_BEFORE.search(clause) is None
             and _HEDGE_AFTER.match(sentence[mention.end :]) is None
-            and not _conditional(sentence, mention, clause, condition)
+            and not _conditional(sentence, mention, clause, condition, concluded)
         ):
             kept.append(mention)
     return kept
 
 
 def _conditional(
-    sentence: str, mention: _Mention, clause: str, condition: re.Match[str] | None
+    sentence: str,
+    mention: _Mention,
+    clause: str,
+    condition: re.Match[str] | None,
+    concluded: re.Match[str] | None,
 ) -> bool:
-    """Whether the answerer's "would" before a mention is bound to a condition (`condition`,
-    the sentence's first) before it or in the mention's own clause after it ("If B had
-    stayed, I'd Ask(B, bag).", "I would pass if nothing had changed"; not "I would pass, as
-    it does not matter if B knows"): what it would do, not what it does."""
+    """Whether the answerer's "would" before a mention is bound to a condition: one that
+    opens the sentence (`condition`) with no conclusion (`concluded`, "so") between it and
+    the mention ("If B had stayed, I'd Ask(B, bag)."; not "If he returns, he'll think the
+    apple is there, so I'd Tell(B, bag, apple)."), one right after the mention ("I would
+    pass if nothing had changed", "I would choose D, unless B knows"; not "I'd Ask(C, bag) to
+    find out if C saw"), or a rule in its clause ("Normally I'd pass"): what it would do,
+    not what it does."""
     if _WOULD.search(clause) is None:
         return False
-    if condition is not None and condition.end() <= mention.start:
-        return True
-    clause_end = _CLAUSE_END.search(sentence, mention.end)
-    after = sentence[mention.end : clause_end.start() if clause_end else len(sentence)]
-    return _CHOICE_CONDITION.search(after) is not None
+    opened = (
+        condition is not None
+        and condition.end() <= mention.start
+        and (concluded is None or concluded.start() >= mention.start)
+    )
+    return (
+        opened
+        or _CONDITION_AFTER.match(sentence, mention.end) is not None
+        or _AS_A_RULE.search(clause) is not None
+    )
 
 
 def _one_of(named: list[_Mention]) -> ParsedAction:
@@ -1523,6 +1564,9 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         praised = _PRAISED_LETTER.match(text, _revision_lead_end(text))
         if praised is not None:
             found.append(_Mention(_by_letter(praised.group(1), options), *praised.span(1)))
+        concluded = _CONCLUDED_LETTER.search(text)
+        if concluded is not None:
+            found.append(_Mention(_by_letter(concluded.group(1), options), *concluded.span(1)))
         for call in _calls(text, vocabulary):
             outcome = call.outcome
             if outcome.action is not None:
