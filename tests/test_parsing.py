@@ -179,6 +179,19 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
         "I would Ask(B, bag), unless B left.",
         bad("no action committed to (only weighed: Ask(B, bag))"),
     ),
+    # ...and a second review's: a condition after a word or two, "only if", a rule before a
+    # comma bind; the answerer's hedges do not.
+    ("However, if B had stayed, I would pass.", bad("no action committed to (only weighed: Pass)")),
+    (
+        "I would Ask(B, bag) only if B had stayed.",
+        bad("no action committed to (only weighed: Ask(B, bag))"),
+    ),
+    (
+        "If B is my teammate, I'd Tell(B, bag, apple). Otherwise, I would pass.",
+        bad("no action committed to (only weighed: Tell(B, bag, apple), Pass)"),
+    ),
+    ("Unless I'm missing something, I'd Tell(B, bag, apple).", ok(tell("B", "bag", "apple"))),
+    ("If I understand the story correctly, I would Ask(C, bag).", ok(ask("C", "bag"))),
     ("B would pass.", bad("no action committed to (only weighed: Pass)")),
     # 14-C: a boxed answer, "Selected:", a Tell that says a container is empty in words.
     ("B saw it all.\n\n\\boxed{Pass}", ok(PASS)),
@@ -295,6 +308,13 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
         ok(tell("C", "bag", NOTHING)),
     ),
     ("B left, so I.", bad("no option letter or action found")),
+    # ...not a letter its sentence named before, nor one after a question about a player.
+    (
+        "The only one who missed it is B, so B. Telling him helps.",
+        bad("no option letter or action found"),
+    ),
+    ("Who should I tell? I'd recommend B.", bad("no option letter or action found")),
+    ("Choosing B means paying 0.5 to learn nothing.", bad("no option letter or action found")),
     ("I'd recommend B tell C about the bag.", bad("no option letter or action found")),
     ("My answer would be C, since C saw the move.", ok(ask("C", "bag"))),
     ("I\u2019ll say D.", ok(tell("B", "bag", "apple"))),

@@ -210,6 +210,7 @@ read once)."""
 _LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
 """A command around a boxed answer's text (`\\text{apple}`, `\\mathrm{D}`): the text."""
 _LATEX_EMPTY = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])")
+_LATEX_SPACE = re.compile(r"\\[ ,;:!]|~")
 _TERMINAL_CODE = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # a title (OSC)
     r"|\x1b\[[0-9;?]*[ -/]*[@-~]"  # a colour or a cursor move (CSI)
@@ -415,20 +416,27 @@ _HEDGE_AFTER = re.compile(
 or maybe ...", "telling C the bag is empty helps if C ...")."""
 _WOULD = re.compile(r"\bwould\b|(?<=\w)['\u2019]d\b", _FLAGS)
 _IF = (
-    r"if\b(?!\s+(?:anything|in\s+doubt|it\s+(?:were|was)\s+up\s+to\s+me|you\s+ask\s+me"
-    r"|I\s+(?:must|had\s+to|have\s+to|were\s+to|need\s+to|am\s+forced\s+to|'m\s+forced\s+to)\b))"
+    r"(?:if|unless)\b(?!\s+(?:anything|in\s+doubt|it\s+(?:were|was)\s+up\s+to\s+me"
+    r"|you\s+ask\s+me|forced\s+to|the\s+goal\s+is|I(?:'m|\s+am)\s+(?:not\s+)?(?:missing|reading"
+    r"|right|correct|mistaken|wrong)|I\s+(?:understand|read|see)\b|I\s+(?:must|had\s+to"
+    r"|have\s+to|were\s+to|need\s+to|am\s+forced\s+to)|I'm\s+forced\s+to)\b)"
 )
-"""The word if as a condition ("if B had stayed"; not "if I had to pick one", "if anything")."""
+"""The words if and unless as a condition ("if B had stayed"; not the answerer's hedges and
+idioms: "if I had to pick one", "if anything", "unless I'm missing something", "if I
+understand the story correctly")."""
 _OPENING_CONDITION = re.compile(
-    rf"\W*(?:(?:but|and|well|now|ok(?:ay)?)\W+)?(?:{_IF}|(?:unless|had|were)\b)", _FLAGS
+    rf"\W*(?:(?:\w+(?:\s+\w+)?\s*,|but|and|so|well|now|ok(?:ay)?)\s*)?(?:{_IF}|(?:had|were)\b)",
+    _FLAGS,
 )
-"""A sentence that opens with a condition ("If B had stayed, ...", "Had C stayed, ...")."""
-_CONDITION_AFTER = re.compile(rf"\s*,?\s*(?:{_IF}|unless\b)", _FLAGS)
-"""A condition right after an action ("I would pass if nothing had changed")."""
-_AS_A_RULE = re.compile(
-    r"\b(?:normally|usually|ordinarily|typically|generally|otherwise)\b", _FLAGS
-)
+"""A sentence that opens with a condition, maybe after a word or two ("If B had stayed, ...",
+"However, if B had stayed, ...", "Had C stayed, ...")."""
+_CONDITION_AFTER = re.compile(rf"\s*,?\s*(?:only\s+)?(?:{_IF}|provided\b)", _FLAGS)
+"""A condition right after an action ("I would pass if nothing had changed", "... only if")."""
+_RULES = r"\b(?:normally|usually|ordinarily|typically|generally|otherwise)\b"
+_AS_A_RULE = re.compile(_RULES, _FLAGS)
 """What makes a "would" what the answerer does as a rule, not now ("Normally I'd pass")."""
+_RULE_BEFORE = re.compile(rf"{_RULES}[\s,]*(?:I|we)\s*(?:would\b|['\u2019]d\b)", _FLAGS)
+"""A rule with a comma before the answerer's "would" ("Otherwise, I would pass")."""
 _CONCLUDING = re.compile(rf"\b(?:{_THEREFORE})\b", _FLAGS)
 
 _LEANING = r"I(?:\s+(?:think|believe|(?:would|will)\s+say|say)|['\u2019](?:d|ll)\s+say)"
@@ -442,13 +450,13 @@ _WHOLE_LETTER = re.compile(
 # A letter counts after a keyword ("option C", "my choice is B") or as a whole line or
 # line label ("B", "B) Ask(B, bag)"); uppercase only, so prose like "a box" is no letter.
 # Not one of alternatives ("choosing B or D") nor a player's letter before a verb ("I'd
-# recommend B tell C").
+# recommend B tell C"), nor a choice weighed ("Choosing B means paying 0.5").
 _NAMED_LETTER = re.compile(
     r"\b(?i:option|choice|letter|answer|choos(?:e|ing)|chose|pick(?:ing)?|select(?:ing)?"
     r"|recommend(?:ing)?|go(?:ing)?\s+with|opt(?:ing)?\s+for)"
     r"(?i:\s+(?:is|(?:would|will)\s+be)|\s*:)?"
     r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(]|['\u2019]s\b)"
-    r"(?!\s*(?i:or|/)\s*(?i:option\s*)?\(?[A-Z]\b|\s+(?:tell|ask|be)\b)",
+    r"(?!\s*(?i:or|/)\s*(?i:option\s*)?\(?[A-Z]\b|\s+(?:tell|ask|be|means|costs|wastes)\b)",
     re.ASCII,
 )
 _PRAISED_LETTER = re.compile(
@@ -1269,7 +1277,8 @@ def _clean_lines(text: str) -> list[str]:
 def _unboxed(boxed: re.Match[str]) -> str:
     """A boxed answer's text, without the commands around it (`\\boxed{\\text{Option } B}` is
     "Option B", `\\boxed{\\emptyset}` "nothing")."""
-    return _LATEX_EMPTY.sub("nothing", _LATEX_COMMAND.sub(r"\1", boxed.group(1))).strip()
+    text = _LATEX_SPACE.sub(" ", _LATEX_COMMAND.sub(r"\1", boxed.group(1)))
+    return _LATEX_EMPTY.sub("nothing", text).strip()
 
 
 def _labelled(lines: list[str], label: str) -> list[str] | None:
@@ -1345,14 +1354,16 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
 
 def _without_players_named(sentences: list[str]) -> list[str]:
     """The sentences but for a letter that answers a question about a player ("Who left the
-    room? I think B.", "Who should I tell? B."): a player, not an option."""
+    room? I think B.", "Who should I tell? B.", "Who should I tell? I'd recommend B."): a
+    player, not an option. A call still answers ("Who should I ask? Ask(C, bag).")."""
     return [
         sentence
         for index, sentence in enumerate(sentences)
         if not (
             index
             and _WHO_QUESTION.fullmatch(sentences[index - 1])
-            and _is_letter_statement(sentence)
+            and (_is_letter_statement(sentence) or _NAMED_LETTER.search(sentence))
+            and not _CALL.search(sentence)
         )
     ]
 
@@ -1512,6 +1523,7 @@ def _conditional(
     not what it does."""
     if _WOULD.search(clause) is None:
         return False
+    before = sentence[max(0, mention.start - _HEDGE_WINDOW) : mention.start]
     opened = (
         condition is not None
         and condition.end() <= mention.start
@@ -1521,6 +1533,7 @@ def _conditional(
         opened
         or _CONDITION_AFTER.match(sentence, mention.end) is not None
         or _AS_A_RULE.search(clause) is not None
+        or _RULE_BEFORE.search(before) is not None
     )
 
 
@@ -1565,7 +1578,10 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         if praised is not None:
             found.append(_Mention(_by_letter(praised.group(1), options), *praised.span(1)))
         concluded = _CONCLUDED_LETTER.search(text)
-        if concluded is not None:
+        # Not a letter named before in its sentence: a player ("The one who left is B, so B.").
+        if concluded is not None and not re.search(
+            rf"(?<![\w']){concluded.group(1)}(?![\w'])", text[: concluded.start(1)]
+        ):
             found.append(_Mention(_by_letter(concluded.group(1), options), *concluded.span(1)))
         for call in _calls(text, vocabulary):
             outcome = call.outcome
