@@ -415,6 +415,7 @@ _HEDGE_AFTER = re.compile(
 """What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5", "Ask(B, bag),
 or maybe ...", "telling C the bag is empty helps if C ...")."""
 _WOULD = re.compile(r"\bwould\b|(?<=\w)['\u2019]d\b", _FLAGS)
+"""A "would", which a condition may bind ("I would", "I'd")."""
 _IF = (
     r"(?:if|unless)\b(?!\s+(?:anything|in\s+doubt|it\s+(?:were|was)\s+up\s+to\s+me"
     r"|you\s+ask\s+me|forced\s+to|the\s+goal\s+is|I(?:'m|\s+am)\s+(?:not\s+)?(?:missing|reading"
@@ -438,6 +439,7 @@ _AS_A_RULE = re.compile(_RULES, _FLAGS)
 _RULE_BEFORE = re.compile(rf"{_RULES}[\s,]*(?:I|we)\s*(?:would\b|['\u2019]d\b)", _FLAGS)
 """A rule with a comma before the answerer's "would" ("Otherwise, I would pass")."""
 _CONCLUDING = re.compile(rf"\b(?:{_THEREFORE})\b", _FLAGS)
+"""A conclusion, which ends what an opening condition binds ("If he returns, ..., so I'd")."""
 
 _LEANING = r"I(?:\s+(?:think|believe|(?:would|will)\s+say|say)|['\u2019](?:d|ll)\s+say)"
 """What opens a choice stated as the answerer's view ("I think B.")."""
