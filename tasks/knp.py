@@ -116,6 +116,6 @@ def knp(
         solver=generate(),
         scorer=knp_judge_scorer() if open_question else knp_scorer(),
         metrics=[knp_metrics(both_orders=True)] if both else None,
-        version="6-A",
+        version="7-A",
         metadata=source_metadata("knp", origin, data) | subset,
     )

@@ -25,6 +25,7 @@ CORE = {
 """The Inspect-free core of each package: the engine, its prompts and its parsing."""
 TOP = {
     "__init__",
+    "boxed",
     "cli",
     "errors",
     "files",

@@ -94,6 +94,11 @@ def option_lines(prompt: str) -> dict[str, str]:
         ("Reasoning: Option A relies on the map.\nAnswer: Neither option fits", (None, None)),
         ("Answer: he would walk north along the lake", ("A", "answer_line_text")),
         ("### Answer\nB", ("B", "answer_line")),
+        # 7-A: without an Answer line, a boxed answer is one (unread before).
+        ("Reasoning: he cannot know.\n\n\\boxed{B}", ("B", "answer_line")),
+        ("The answer is $\\boxed{\\text{A}}$.", ("A", "answer_line")),
+        ("Answer: A\n\\boxed{B}", ("A", "answer_line")),
+        ("Option A relies on the map. \\boxed{C}", (None, None)),
         # A rejected letter is no statement.
         ("I would not choose A, since he cannot know. B is right.", (None, None)),
         ("It would be a mistake to pick A: he cannot know.", (None, None)),

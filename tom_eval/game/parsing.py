@@ -181,6 +181,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple, TypeVar
 
+from tom_eval.boxed import unbox
 from tom_eval.game.decisions import PASS, Action
 from tom_eval.game.world import CHARACTERS, CONTAINERS, ITEMS, NOTHING, SELF
 
@@ -203,14 +204,6 @@ _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2018\u2019\u201c\u201d"
 # A fence line is ``` with at most a language tag; "```Pass```" is inline code, kept.
 _FENCE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _EMPHASIS = re.compile(r"[*`]+")
-_BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
-"""A boxed answer (`\\boxed{A}`, `$\\boxed{\\text{apple}}$`), as models trained on mathematics
-close a reply: its text is the answer (one level of braces inside, so each character is
-read once)."""
-_LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
-"""A command around a boxed answer's text (`\\text{apple}`, `\\mathrm{D}`): the text."""
-_LATEX_EMPTY = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])")
-_LATEX_SPACE = re.compile(r"\\[ ,;:!]|~")
 _TERMINAL_CODE = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # a title (OSC)
     r"|\x1b\[[0-9;?]*[ -/]*[@-~]"  # a colour or a cursor move (CSI)
@@ -1271,16 +1264,9 @@ def _clean_lines(text: str) -> list[str]:
     """The reply's non-blank lines without markdown, bullets, quote marks and terminal
     codes, each run of spaces one space (`_SPACES`)."""
     text = _EMPHASIS.sub("", _FENCE.sub("", _TERMINAL_CODE.sub("", text)))
-    text = _BOXED.sub(_unboxed, text)
+    text = unbox(text)
     lines = (_SPACES.sub(" ", _LINE_PREFIX.sub("", line)).strip() for line in text.splitlines())
     return [line for line in lines if line]
-
-
-def _unboxed(boxed: re.Match[str]) -> str:
-    """A boxed answer's text, without the commands around it (`\\boxed{\\text{Option } B}` is
-    "Option B", `\\boxed{\\emptyset}` "nothing")."""
-    text = _LATEX_SPACE.sub(" ", _LATEX_COMMAND.sub(r"\1", boxed.group(1)))
-    return _LATEX_EMPTY.sub("nothing", text).strip()
 
 
 def _labelled(lines: list[str], label: str) -> list[str] | None:

@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
+from tom_eval.boxed import last_boxed, unbox
+
 CURLY_QUOTES = "\u2018\u2019\u201c\u201d"
 _WORD = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*")
 _WRAPPING = " \t\r\n*_`\"'{}[]()<>#:.,;!" + CURLY_QUOTES
@@ -90,8 +92,9 @@ _MENTION = re.compile(r"(?:(?i:option|choice)[\s\"'\u201c\u2018(*]*|\()([AB])(?!
 def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, ChoiceMethod | None]:
     """(letter, how it was read) of a reply to the seed's Table 8 prompt, or (None, None).
 
-    In order: the last "Answer:" line, as a letter ("Answer: B", "**Answer:** {"B"}",
-    "Answer: Option B") or as the text of one option; a reply that is only a letter; the
+    In order: the last "Answer:" line (without one, the last boxed answer, `\\boxed{B}`), as
+    a letter ("Answer: B", "**Answer:** {"B"}", "Answer: Option B") or as the text of one
+    option; a reply that is only a letter; the
     letter the reply commits to, by opening with it as the options are listed ("A: ...")
     or by stating it ("the answer is "A"", "I choose B"); a reply that quotes exactly one
     option's text; one letter named as "option B" or "(B)". A commitment beats a quoted
@@ -100,9 +103,10 @@ def choice_letter(reply: str, options: dict[str, str]) -> tuple[str | None, Choi
     with the other's text ("A: <B's text>") contradicts itself: both are unread. An
     article "A" in running text is never read as a letter.
     """
-    line = _after_label(reply, "answer")
+    labelled = _after_label(reply, "answer")
+    line = _first_line(labelled) if labelled is not None else last_boxed(reply)
     if line is not None:
-        line = _clean(_first_line(line))
+        line = _clean(unbox(line))
         answered = _answer_line(line, options)
         if answered[0] is not None:
             return answered
