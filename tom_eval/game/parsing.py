@@ -378,7 +378,9 @@ _FILLER = frozenset(
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
 _HEDGE_BEFORE = re.compile(
-    r"(?:\b(?:could|might|may|(?<!\bI\s)(?<!\bwe\s)(?<!\banswer\s)(?<!\bchoice\s)would(?!\s+be\s+to\b)|if|whether"
+    r"(?:\b(?:could|might|may|if|whether"
+    # Not the answerer's own "would" ("I would pass"), which `_conditional` weighs.
+    r"|(?<!\bI\s)(?<!\bwe\s)(?<!\banswer\s)(?<!\bchoice\s)would(?!\s+be\s+to\b)"
     r"|instead\s+of|rather\s+than|or\s+(?:maybe|perhaps|possibly)"
     r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never"
     r"|no\s+need(?:\s+to)?|no\s+point)\b"
@@ -411,9 +413,9 @@ _WOULD = re.compile(r"\bwould\b|(?<=\w)['\u2019]d\b", _FLAGS)
 """A "would", which a condition may bind ("I would", "I'd")."""
 _IF = (
     r"(?:if|unless)\b(?!\s+(?:anything|in\s+doubt|it\s+(?:were|was)\s+up\s+to\s+me"
-    r"|you\s+ask\s+me|forced\s+to|the\s+goal\s+is|I(?:'m|\s+am)\s+(?:not\s+)?(?:missing|reading"
-    r"|right|correct|mistaken|wrong)|I\s+(?:understand|read|see)\b|I\s+(?:must|had\s+to"
-    r"|have\s+to|were\s+to|need\s+to|am\s+forced\s+to)|I'm\s+forced\s+to)\b)"
+    r"|you\s+ask\s+me|forced\s+to|the\s+goal\s+is|I\s+(?:understand|read|see)\b"
+    r"|I(?:'m|\s+am)\s+(?:(?:not\s+)?(?:missing|reading|right|correct|mistaken|wrong)|forced\s+to)"
+    r"|I\s+(?:must|had\s+to|have\s+to|were\s+to|need\s+to))\b)"
 )
 """The words if and unless as a condition ("if B had stayed"; not the answerer's hedges and
 idioms: "if I had to pick one", "if anything", "unless I'm missing something", "if I
@@ -1489,7 +1491,7 @@ def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
         if (
             _HEDGE_BEFORE.search(clause) is None
             and _HEDGE_AFTER.match(sentence[mention.end :]) is None
-            and not _conditional(sentence, mention, clause, condition, concluded)
+            and not _conditional(sentence, mention, (before, clause), condition, concluded)
         ):
             kept.append(mention)
     return kept
@@ -1498,7 +1500,7 @@ def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
 def _conditional(
     sentence: str,
     mention: _Mention,
-    clause: str,
+    before: tuple[str, str],
     condition: re.Match[str] | None,
     concluded: re.Match[str] | None,
 ) -> bool:
@@ -1508,10 +1510,11 @@ def _conditional(
     apple is there, so I'd Tell(B, bag, apple)."), one right after the mention ("I would
     pass if nothing had changed", "I would choose D, unless B knows"; not "I'd Ask(C, bag) to
     find out if C saw"), or a rule in its clause ("Normally I'd pass"): what it would do,
-    not what it does."""
+    not what it does. `before`: the text within `_HEDGE_WINDOW` before the mention, and its
+    last clause (`_unhedged`'s)."""
+    window, clause = before
     if _WOULD.search(clause) is None:
         return False
-    before = sentence[max(0, mention.start - _HEDGE_WINDOW) : mention.start]
     opened = (
         condition is not None
         and condition.end() <= mention.start
@@ -1521,7 +1524,7 @@ def _conditional(
         opened
         or _CONDITION_AFTER.match(sentence, mention.end) is not None
         or _AS_A_RULE.search(clause) is not None
-        or _RULE_BEFORE.search(before) is not None
+        or _RULE_BEFORE.search(window) is not None
     )
 
 
