@@ -65,6 +65,10 @@ FRAGMENTS = {
     "the answerer's would, unconditioned": "I would surely pass ",
     "a boxed answer left open": " ",
     "boxed answers left open": "\\boxed{\\text{",
+    "letters a revision prefers": "A. Actually, D is better. ",
+    "revisions that end in instead": "pass instead ",
+    "revisions opened by many words": "no, wait, actually, ",
+    "actions a revision prefers": "Pass. Actually, Ask(B, bag) is better as ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -90,6 +94,7 @@ OPENINGS = {
     "quoted yeses in a conclusion": "Conclusion: ",
     "actions repeated in a revision": "Ask(B, bag). Actually ",
     "a boxed answer left open": "\\boxed{",
+    "revisions opened by many words": "Option A. ",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""
@@ -98,6 +103,7 @@ CLOSINGS = {
     "a run of spaces and tabs between words": "; actually, the apple",
     "a run of spaces after an item": "empty",
     "empty asides after an item": "empty",
+    "revisions opened by many words": "D is better.",
 }
 """What a reply says once after them: a line's trailing spaces are dropped before reading, so
 a run of spaces reaches the readers only between words (before 14-A, patterns for a revision

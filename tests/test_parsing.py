@@ -198,6 +198,38 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("**Selected:** Ask(B, bag)\n\nB stayed in the room.", ok(ask("B", "bag"))),
     ("Tell C that the bag is empty.", ok(tell("C", "bag", NOTHING))),
     ("I'd tell B the bag's empty.", ok(tell("B", "bag", NOTHING))),
+    # 14-D: "rather", "instead" and "So no." revise (these read as the first action).
+    ("Ask(B, bag). Actually, I'd rather pass.", ok(PASS)),
+    ("Ask(B, bag). I'll pass instead.", ok(PASS)),
+    ("I would Ask(B, bag). So no. I'd rather pass.", ok(PASS)),
+    # ...as do an action a revision prefers, "Edit:", a revision in parentheses, changing
+    # the answer, and closing labels of a revision.
+    ("Pass. Actually, Ask(B, bag) is better.", ok(ask("B", "bag"))),
+    ("Ask(B, bag). Wait, Tell(B, bag, apple) would be more useful.", ok(tell("B", "bag", "apple"))),
+    ("Action: Pass\n\n(Actually, Ask(C, bag) is better.)", ok(ask("C", "bag"))),
+    ("Action: Pass\n\nEdit: actually, Ask(C, bag).", ok(ask("C", "bag"))),
+    ("Ask(B, bag). I'm switching my answer to Pass.", ok(PASS)),
+    ("Action: Ask(B, bag)\nRevised action: Pass", ok(PASS)),
+    ("Action: Ask(B, bag)\nRevision: Pass", ok(PASS)),
+    # ...but not an action called better with a "but", an "if" or a doubt after it, or with
+    # a sentence after it, "I'd rather" outside a revision, "than" without "rather" (two
+    # reviews' findings on the first forms).
+    ("Pass. Actually, Ask(B, bag) would be better, but it costs 0.5, so I'll pass.", ok(PASS)),
+    ("Pass. Actually, Ask(B, bag) is better, I think, but I'm not sure.", ok(PASS)),
+    (
+        "Pass. Wait, Ask(B, bag) is better, since B knows, if B is still there.",
+        ok(PASS),
+    ),
+    ("I'd rather Ask(B, bag). But it costs 0.5, so Pass.", ok(PASS)),
+    ("Pass. Actually, Ask(B, bag) would be better. But it costs 0.5, so Pass.", ok(PASS)),
+    (
+        "Pass is worse than Ask(B, bag).",
+        bad("ambiguous: several different actions (Pass, Ask(B, bag))"),
+    ),
+    # ...but not "instead of" (as before).
+    ("Ask(B, bag). Pass instead of asking wastes nothing.", ok(ask("B", "bag"))),
+    # 14-D: an action one would rather not is weighed, not chosen (both were read: ambiguous).
+    ("I'd rather pass than Ask(B, bag).", ok(PASS)),
     ("tell C the bag\u2019s empty.", ok(tell("C", "bag", NOTHING))),
     ("Tell B that the bag is empty and that the apple is in the box.", bad("no action found")),
     (
@@ -325,6 +357,38 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("B is the best option?", bad("no option letter or action found")),
     ("I think B knows. So D.", ok(tell("B", "bag", "apple"))),
     ("I pick A. Wait, is B there, or C?", ok(PASS)),
+    # 14-D: a letter a revision prefers, after a choice (these read as the first letter)...
+    ("I think A. Actually D is the best choice.", ok(tell("B", "bag", "apple"))),
+    ("Option A. Hmm, no - D is better.", ok(tell("B", "bag", "apple"))),
+    ("My answer is A. Wait, actually, C makes more sense.", ok(ask("C", "bag"))),
+    ("A. On second thought, D instead.", ok(tell("B", "bag", "apple"))),
+    ("Option B. I'll choose C instead.", ok(ask("C", "bag"))),
+    ("Answer: B. I'll Ask(C, bag) instead.", ok(ask("C", "bag"))),
+    ("I think A. Actually, I'd rather go with D.", ok(tell("B", "bag", "apple"))),
+    ("Option A. Actually, make that D.", ok(tell("B", "bag", "apple"))),
+    ("Option D. I'll change my answer to E.", ok(tell("C", "bag", NOTHING))),
+    ("Answer: C\n\n(Actually, B is better, since he saw it all.)", ok(ask("B", "bag"))),
+    ("Initially: E. Revised: D.", ok(tell("B", "bag", "apple"))),
+    # ...not a player's letter, nor one with no choice before it.
+    ("Option A. Actually, D is better placed to know.", ok(PASS)),
+    ("Option A. Actually, B is the best choice to ask.", ok(PASS)),
+    ("My teammate is C. Actually, D is better.", bad("no option letter or action found")),
+    ("Who left first? It's B. So I choose A.", ok(PASS)),
+    # ...two reviews' findings on the first forms: a player's letter after "it's",
+    # "switching to" or a call, or named again; a letter preferred with a "but" or a
+    # sentence after it; "the right one"; "but wait" inside a sentence.
+    ("A. I thought it was B, but actually it's C.", ok(PASS)),
+    ("My answer is A.\nSwitching to B: B saw the apple.", ok(PASS)),
+    ("B stayed. Switching to C: C left. I choose E.", ok(tell("C", "bag", NOTHING))),
+    ("Tell(C, bag, nothing). Actually, make that B.", ok(tell("C", "bag", NOTHING))),
+    ("Tell(C, bag, nothing). Actually, B is better, since B left.", ok(tell("C", "bag", NOTHING))),
+    ("A. On second thought, C makes more sense, but it costs too much.", ok(PASS)),
+    ("A. Actually D is better. Unfortunately it costs too much.", ok(PASS)),
+    ("D. Actually, C is better, since C left too.", ok(tell("B", "bag", "apple"))),
+    ("Answer: D\nB missed the move. Switching to C. C saw it.", ok(tell("B", "bag", "apple"))),
+    ("A, but wait, I prefer D.", bad("no option letter or action found")),
+    ("E. Actually, B is the right one, because B doesn't know.", ok(tell("C", "bag", NOTHING))),
+    ("Option A. Actually, C is better than B at remembering.", ok(PASS)),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),
     ("B)", ok(ask("B", "bag"))),
@@ -397,6 +461,8 @@ FREE_CASES: list[tuple[str, ParsedAction]] = [
 ANSWER_CASES: list[tuple[str, ResponseFormat, ParsedAnswer]] = [
     ("apple", "action", ParsedAnswer("apple")),
     ("The apple.", "action", ParsedAnswer("apple")),
+    # 14-D: an update in an answer adds to it: it does not take it back, as in an action.
+    ("The apple (update: the banana was in the bag).", "action", ParsedAnswer("apple")),
     ("**Banana**", "choice", ParsedAnswer("banana")),
     # 14-C: a boxed answer is its text.
     ("$\\boxed{\\text{apple}}$", "action", ParsedAnswer("apple")),

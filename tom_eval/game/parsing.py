@@ -28,20 +28,24 @@ Actions (`parse_action`)
   kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
 * The action is the one the reply finally commits to, read in this order:
   1. a closing statement: the last `Action: X`, `Final answer: X`, `Final: X`, `My move is
-     X` line or sentence that names an action;
+     X`, `Revised: X` line or sentence that names an action;
   2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
      must agree, unless a revision ("Actually, ...", "Wait - ...", "No wait, ...", "I mean
-     ...", whose opening words are no part of the action: "No wait Pass.") replaces what
-     came before (in `choice` format a letter closing one, or one it calls the best, leans
-     to or concludes, is the option revised to: "A... or rather C" is C, "I think A. Wait, B
-     left, so D." is D); two different commitments are ambiguous, hence invalid;
+     ...", "Edit: ...", "(Actually ...)", "... but actually ...", "... instead.", "I'll
+     switch to ...", whose opening words are no part of the action: "No wait Pass.")
+     replaces what came before; an action it calls better is the one revised to ("Pass.
+     Actually, Ask(B, bag) is better."), and in `choice` format so is a letter closing it,
+     or one it calls the best or better, restates, leans to or concludes, after a letter
+     chosen before: "A... or rather C" is C, "I think A. Wait, B left, so D." and "A -
+     actually, make that D." are D; two different commitments are ambiguous, hence invalid;
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
      Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "Ask(B, bag), or maybe
-     ...", "a Tell", a question; the answerer's own "I would" or "I'd" chooses, unless a
-     condition that opens the sentence or follows the action binds it: "If B had stayed,
-     I'd Ask(B, bag)", "I would pass if nothing had changed", "Normally I would pass");
+     ...", "a Tell", "I'd rather pass than Ask(B, bag)", a question; the answerer's own "I
+     would" or "I'd" chooses, unless a condition that opens the sentence or follows the
+     action binds it: "If B had stayed, I'd Ask(B, bag)", "I would pass if nothing had
+     changed", "Normally I would pass");
      several different ones are ambiguous;
   4. otherwise the reply commits to nothing: invalid, with what it only weighed.
   A malformed call (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) commits to
@@ -287,14 +291,14 @@ dash or semicolon that opens a revision ("Ask(B, bag) - actually no, Pass.", "..
 Pass.", "...; I mean, Pass.")."""
 _CLOSING = re.compile(
     rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*(?:,\s*)?)?(?:the\s+|my\s+)?"
-    r"(?:(?:final|chosen|best|optimal|correct|right)\s+)*"
+    r"(?:(?:final|chosen|best|optimal|correct|right|revised)\s+)*"
     r"(?:answer|action|choice|decision|move|selection|recommendation"
-    r"|(?:final|selected|chosen)(?=\s*:))"
+    r"|(?:final|selected|chosen|revised|revision)(?=\s*:))"
     r"\s*(?:is\b\s*:?|[:=-])\s*(.+)",
     _FLAGS,
 )
 """A closing statement: `Action: X`, `Final answer: X`, `Final: X`, `Selected: X`, `So my
-move is X`."""
+move is X`, `Revised: X`, `Revised answer: X`."""
 _OPTION_LINE = re.compile(r"\(?([A-Z])(?:\)|[.:]\s)\s*\S", re.ASCII)
 """A line that starts with an option label, as the options of a choice prompt do."""
 _WORD = re.compile(r"[a-z']+")
@@ -377,6 +381,9 @@ _FILLER = frozenset(
     ]
 )
 """Words a statement of one action may hold besides the action ("So I'll go with Pass.")."""
+_REVISION_FILLER = _FILLER | {"rather", "instead", "change", "changing", "switch", "switching"}
+"""And in a revision ("Actually, I'd rather pass.", "I'll Ask(C, bag) instead."): alone,
+"I'd rather Ask(B, bag)" may be overruled by what follows ("But it costs 0.5, so Pass")."""
 _HEDGE_BEFORE = re.compile(
     r"(?:\b(?:could|might|may|if|whether"
     # Not the answerer's own "would" ("I would pass"), which `_conditional` weighs.
@@ -384,7 +391,9 @@ _HEDGE_BEFORE = re.compile(
     r"|instead\s+of|rather\s+than|or\s+(?:maybe|perhaps|possibly)"
     r"|consider(?:ed|ing)?|versus|vs|without|avoid(?:ing)?|unless|not|never"
     r"|no\s+need(?:\s+to)?|no\s+point)\b"
-    r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$)",
+    r"|n't\b|\b(?:a|an|the|this|that|any|each|every)\s+$"
+    # The action one would rather not ("I'd rather pass than Ask(B, bag)").
+    r"|\brather\b.*\bthan\s*$)",
     _FLAGS,
 )
 _JOINING = rf"but|{_THEREFORE}|and|then"
@@ -392,8 +401,23 @@ _JOINING = rf"but|{_THEREFORE}|and|then"
 _CLAUSE_END = re.compile(rf"[.,;:!?()\[\]]|\b(?:{_JOINING})\b", _FLAGS)
 _NO = r"\bno(?=\s*(?:[,.!;:\u2014\u2013]|-(?!\w))|\s+wait\b)"
 """A "no" that takes back what came before ("No, ...", "no: ...", "no - ..."; not "No-one")."""
-_REVISION = re.compile(rf"(?:\b(?:{_TAKING_BACK}|hmm+|instead)\b|{_NO}|{_I_MEAN})", _FLAGS)
-"""A sentence that takes back what came before ("No, ...", not "No reason to ...")."""
+_REVISION = re.compile(
+    rf"(?:\(\s*)?(?:\b(?:so|then)[\s,]+)?(?:\b(?:{_TAKING_BACK}|hmm+|instead)\b|{_NO}|{_I_MEAN})",
+    _FLAGS,
+)
+"""A sentence that takes back what came before ("No, ...", "So no.", "(Actually, ...", not "No
+reason to ...")."""
+_EDIT = r"(?:edit|update)(?=\s*:)"
+"""A label that revises an action ("Edit: actually, Ask(C, bag)."; not an answer, where an
+update may add to it)."""
+_EDIT_LABEL = re.compile(rf"\(?\s*{_EDIT}", _FLAGS)
+_INSTEAD = re.compile(r"\binstead\W*$", _FLAGS)
+"""A sentence that ends by taking back what came before ("I'll choose C instead.")."""
+_CHANGE = r"(?:chang|switch)(?:e|es|ed|ing)?\s+my\s+(?:answer|choice|pick|selection)\s+to"
+"""Words that change a choice ("I'll change my answer to E"; not "switching to C", a
+player's view)."""
+_CHANGED = re.compile(rf"\b{_CHANGE}\b", _FLAGS)
+
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
 )
@@ -450,7 +474,7 @@ _WHOLE_LETTER = re.compile(
 # recommend B tell C"), nor a choice weighed ("Choosing B means paying 0.5").
 _NAMED_LETTER = re.compile(
     r"\b(?i:option|choice|letter|answer|choos(?:e|ing)|chose|pick(?:ing)?|select(?:ing)?"
-    r"|recommend(?:ing)?|go(?:ing)?\s+with|opt(?:ing)?\s+for)"
+    rf"|recommend(?:ing)?|go(?:ing)?\s+with|opt(?:ing)?\s+for|{_CHANGE})"
     r"(?i:\s+(?:is|(?:would|will)\s+be)|\s*:)?"
     r"\s*(?i:option\s*)?\(?([A-Z])\)?(?![\w(]|['\u2019]s\b)"
     r"(?!\s*(?i:or|/)\s*(?i:option\s*)?\(?[A-Z]\b|\s+(?:tell|ask|be|means|costs|wastes)\b)",
@@ -473,6 +497,27 @@ _CONCLUDED_LETTER = re.compile(
 )
 """A letter a sentence concludes with after its reasons ("B left, so D."): uppercase, not the
 pronoun I."""
+_PREFERRED = (
+    r"(?i:(?:is|seems|looks|would\s+be)\s+(?:(?:actually|clearly|definitely|much|far)\s+)?"
+    r"(?:(?:the\s+)?better|more\s+(?:useful|helpful)|(?:the\s+)?"
+    r"(?:better|best|right|correct|smarter|safer)\s+(?:choice|option|move|answer|call|pick))"
+    r"|makes\s+(?:more|the\s+most)\s+sense|instead)"
+    r"(?=[\s.!)]*$|\s*(?:[,:]|\s-+\s)?\s*(?i:because|since|as)\b"
+    r"(?![^.!?]*\b(?i:but|though|although|however|if|unless|except|only|not|maybe|might|I\s+think)\b))"
+)
+"""What a revision says of the choice it prefers (`_PREFERRED_LETTER`, `_revised_to`): at
+the sentence's end or before its reasons, with no "but", "if" or doubt after it ("Ask(B,
+bag) would be better, but it costs 0.5" prefers nothing)."""
+_PREFERRED_AFTER = re.compile(rf"\s*{_PREFERRED}", re.ASCII)
+_PREFERRED_LETTER = re.compile(rf"(?i:option\s*)?\(?([A-Z])\)?\s+{_PREFERRED}", re.ASCII)
+"""A letter a revision prefers ("Actually, D is better.", "No - D is the right choice.",
+"On second thought, D instead."): read only as the revision of a letter chosen before it
+(`_restated_letter`), since out of one "B is the best choice" is said of a player."""
+_RESTATED_LETTER = re.compile(
+    r"(?i:make\s+(?:that|it))\s+(?i:option\s*)?\(?([A-Z])\)?[\s.!]*", re.ASCII
+)
+"""A letter a revision restates ("Actually, make that D."), read as `_PREFERRED_LETTER` is
+(not "it's B", which may answer who left)."""
 _WHO_QUESTION = re.compile(
     r"\W*(?:who|whom|whose|which\s+(?:player|teammate|opponent|person)"
     r"|(?:the\s+)?(?:person|player|one)\s+to)\b[^?]*\?",
@@ -481,10 +526,11 @@ _WHO_QUESTION = re.compile(
 """A question about a player, which a letter may answer ("Who left?", "The person to tell?")."""
 _LABEL_LETTER = re.compile(r"^\(?([A-Z])(?:[).:-](?:\s|$)|\s*$)", re.ASCII | re.MULTILINE)
 _REVISION_OPENING = (
-    rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK})\b|{_I_MEAN})|{_NO})[\s,:\-\u2014\u2013]*"
+    rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK}|{_EDIT})\b|{_I_MEAN})|{_NO})"
+    r"[\s,:\-\u2014\u2013]*"
 )
 """The words that open a revision ("No wait, ", "Actually - ", "I mean ")."""
-_REVISION_LEAD = re.compile(rf"\A(?i:hmm+\W*)?{_REVISION_OPENING}")
+_REVISION_LEAD = re.compile(rf"\A\(?\s*(?i:hmm+\W*)?(?:{_REVISION_OPENING})+")
 _REVISED_LETTER = re.compile(
     _REVISION_OPENING + r"(?i:option\s*)?\(?(?!I\b)([A-Z])\)?(?=\s*(?:$|[,;!?)]|\.(?!\.)))",
     re.ASCII,
@@ -1292,6 +1338,8 @@ class _Mention:
     outcome: ParsedAction
     start: int
     end: int
+    letter: bool = False
+    """Whether an option letter names it (`choice`)."""
 
 
 @dataclass(frozen=True)
@@ -1303,8 +1351,9 @@ class _Reading:
     options_listed: bool
     nothing: str
     """The problem of a reply that names nothing."""
-    revised_letter: Callable[[str], ParsedAction | None] | None = None
-    """The option a letter closing a revision names (`_REVISED_LETTER`; `choice` only)."""
+    revised_letter: Callable[[str, bool, bool], ParsedAction | None] | None = None
+    """The option a letter closing a revision names (`_REVISED_LETTER`; `choice` only), given
+    whether the choice revised was a letter and whether the sentence is the reply's last."""
 
 
 def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
@@ -1371,21 +1420,26 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
     A bare malformed call ("Ask(X, bag)") commits to nothing (alone, it says what is wrong)."""
     committed: list[ParsedAction] = []
     revising = False
-    for sentence in sentences:
+    by_letter = False  # whether the last commitment chose a letter
+    for index, sentence in enumerate(sentences):
         revising = revising or _is_revision(sentence)
+        # A choice a revision prefers is read in the reply's last sentence only: one after it
+        # may take it back ("Actually, Ask(B, bag) is better. But it costs 0.5, so Pass.").
+        last = index == len(sentences) - 1
         outcome = _commitment(sentence, reading)
         if outcome is None and revising:
-            outcome = _revised_to(sentence, reading)
+            outcome = _revised_to(sentence, reading, last)
         if outcome is None and revising and committed and reading.revised_letter:
-            outcome = reading.revised_letter(sentence)
+            outcome = reading.revised_letter(sentence, by_letter, last)
         if outcome is not None and outcome.valid:
             committed = [] if revising else committed
             committed.append(outcome)
             revising = False
+            by_letter = any(mention.letter for mention in reading.mentions(sentence))
     return _distinct(committed)
 
 
-def _revised_to(sentence: str, reading: _Reading) -> ParsedAction | None:
+def _revised_to(sentence: str, reading: _Reading, preferring: bool) -> ParsedAction | None:
     """The one action a clause of a revising sentence states on its own ("On second
     thought, option D, since B is asked", "actually no, Pass"). A clause that only names an
     action ("Actually, this is better than Ask(B, bag)", "Hmm, Tell(B, bag, apple) would
@@ -1402,10 +1456,14 @@ def _revised_to(sentence: str, reading: _Reading) -> ParsedAction | None:
         before = bisect.bisect_right(ends, mention.start)
         after = bisect.bisect_left(starts, mention.end)
         span = (ends[before - 1] if before else 0, starts[after] if after < len(starts) else None)
+        # An action a revision prefers is the clause's ("Actually, Ask(B, bag) is better.").
+        if preferring and _PREFERRED_AFTER.match(sentence, mention.end):
+            span = (span[0], mention.end)
         if span not in clauses:
             clause = sentence[span[0] : span[1]].strip()
             # The revision's own opening is no word of the action ("No wait Pass.").
-            clauses[span] = _commitment(clause[_revision_lead_end(clause) :], reading)
+            lead_end = _revision_lead_end(clause)
+            clauses[span] = _commitment(clause[lead_end:], reading, _REVISION_FILLER)
     stated = [outcome for outcome in clauses.values() if outcome is not None and outcome.valid]
     found = _distinct(stated)
     return found[0] if len(found) == 1 else None
@@ -1428,8 +1486,14 @@ def _closing_statement(lines: list[str], reading: _Reading) -> ParsedAction | No
 
 
 def _is_revision(sentence: str) -> bool:
-    """Whether a sentence takes back what came before ("Actually, ...", not "Wait?")."""
-    return _REVISION.match(sentence) is not None and sentence[-1] != "?"
+    """Whether a sentence takes back what came before ("Actually, ...", "Edit: ...", "C
+    instead.", "I'll change my answer to E.", not "Wait?")."""
+    return sentence[-1] != "?" and bool(
+        _REVISION.match(sentence)
+        or _EDIT_LABEL.match(sentence)
+        or _INSTEAD.search(sentence)
+        or _CHANGED.search(sentence)
+    )
 
 
 def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
@@ -1458,7 +1522,9 @@ def _sentences(line: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
 
 
-def _commitment(sentence: str, reading: _Reading) -> ParsedAction | None:
+def _commitment(
+    sentence: str, reading: _Reading, filler: frozenset[str] = _FILLER
+) -> ParsedAction | None:
     """The action a sentence states and nothing else ("Pass.", "I'll Tell(B, bag, apple).",
     "So my move: Ask(B, bag)"): no other word than such lead-ins, no question, no heading
     (a sentence ending in a colon)."""
@@ -1473,7 +1539,7 @@ def _commitment(sentence: str, reading: _Reading) -> ParsedAction | None:
         len(sentence),
     ]
     rest = " ".join(sentence[edges[i] : edges[i + 1]] for i in range(0, len(edges), 2))
-    if any(word not in _FILLER for word in _WORD.findall(rest.lower())):
+    if any(word not in filler for word in _WORD.findall(rest.lower())):
         return None
     return named[0].outcome
 
@@ -1558,22 +1624,23 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
     def mentions(text: str) -> list[_Mention]:
         whole = _WHOLE_LETTER.fullmatch(text)
         if whole is not None:
-            return [_Mention(_by_letter(whole.group(1).upper(), options), 0, len(text))]
+            return [_Mention(_by_letter(whole.group(1).upper(), options), 0, len(text), True)]
         found = [
-            _Mention(_by_letter(match.group(1), options), match.start(1), match.end(1))
+            _Mention(_by_letter(match.group(1), options), *match.span(1), letter=True)
             for pattern in (_NAMED_LETTER, _LABEL_LETTER)
             for match in pattern.finditer(text)
             if pattern is _NAMED_LETTER or not _note_on_player(text, match)
         ]
         praised = _PRAISED_LETTER.match(text, _revision_lead_end(text))
         if praised is not None:
-            found.append(_Mention(_by_letter(praised.group(1), options), *praised.span(1)))
+            found.append(_Mention(_by_letter(praised.group(1), options), *praised.span(1), True))
         concluded = _CONCLUDED_LETTER.search(text)
         # Not a letter named before in its sentence: a player ("The one who left is B, so B.").
         if concluded is not None and not re.search(
             rf"(?<![\w']){concluded.group(1)}(?![\w'])", text[: concluded.start(1)]
         ):
-            found.append(_Mention(_by_letter(concluded.group(1), options), *concluded.span(1)))
+            letter = _by_letter(concluded.group(1), options)
+            found.append(_Mention(letter, *concluded.span(1), letter=True))
         for call in _calls(text, vocabulary):
             outcome = call.outcome
             if outcome.action is not None:
@@ -1585,8 +1652,8 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         at = {mention.start: mention for mention in sorted(found, key=lambda m: -m.end)}
         return [at[start] for start in sorted(at)]
 
-    def revised_letter(sentence: str) -> ParsedAction | None:
-        found = _REVISED_LETTER.search(sentence) or _restated_letter(sentence)
+    def revised_letter(sentence: str, after_letter: bool, last: bool) -> ParsedAction | None:
+        found = _REVISED_LETTER.search(sentence) or _restated_letter(sentence, after_letter, last)
         return None if found is None else _by_letter(found.group(1), options)
 
     return _Reading(
@@ -1597,21 +1664,36 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
     )
 
 
-def _restated_letter(sentence: str) -> re.Match[str] | None:
+def _restated_letter(sentence: str, after_letter: bool, last: bool) -> re.Match[str] | None:
     """A letter a revision calls the best, leans to or concludes ("Actually, D is the best
-    option.", "No wait, I think D.", "Wait, B left, so D."): uppercase, and not the pronoun
-    I; not in a question."""
+    option.", "No wait, I think D.", "Wait, B left, so D."), or, after a letter chosen, one
+    it restates ("Actually, make that D.") or, in the reply's last sentence, prefers ("No -
+    D is better.", "C instead."); after a call such a letter is a player ("Tell(C, bag,
+    nothing). Actually, B is better."): uppercase, and not the pronoun I; not in a
+    question."""
     start = _revision_lead_end(sentence)
-    if not start or sentence.endswith("?"):
+    if not (start or _INSTEAD.search(sentence)) or sentence.endswith("?"):
         return None
     last_clause = _CLAUSE_BREAK.split(sentence.rstrip(".!"))[-1]
     found = (
         _PRAISED_LETTER.match(sentence, start)
+        or (after_letter and last and _preferred_letter(sentence, start))
+        or (after_letter and _RESTATED_LETTER.fullmatch(sentence, start))
         or _WHOLE_LETTER.fullmatch(sentence, start)
         or _WHOLE_LETTER.fullmatch(last_clause)
     )
     letter = found.group(1) if found else ""
     return found if letter.isupper() and letter != "I" else None
+
+
+def _preferred_letter(sentence: str, start: int) -> re.Match[str] | None:
+    """`_PREFERRED_LETTER` at `start`, unless the sentence names the letter again: a player
+    ("Actually, C is better, since C left too.")."""
+    found = _PREFERRED_LETTER.match(sentence, start)
+    if found is None:
+        return None
+    again = re.search(rf"(?<![\w']){found.group(1)}(?![\w'])", sentence[found.end(1) :])
+    return None if again else found
 
 
 def _revision_lead_end(sentence: str) -> int:
