@@ -33,13 +33,14 @@ Actions (`parse_action`)
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
      must agree, unless a revision ("Actually, ...", "Wait - ...", "No wait, ...", "I mean
-     ...", "Edit: ...", "(Actually ...)", "... but actually ...", "... instead.", "I'll
-     switch to ...", whose opening words are no part of the action: "No wait Pass.")
-     replaces what came before; an action it calls better is the one revised to ("Pass.
-     Actually, Ask(B, bag) is better."), and in `choice` format so is a letter closing it,
-     or one it calls the best or better, restates, leans to or concludes, after a letter
-     chosen before: "A... or rather C" is C, "I think A. Wait, B left, so D." and "A -
-     actually, make that D." are D; two different commitments are ambiguous, hence invalid;
+     ...", "Edit: ...", "(Actually ...)", "... instead.", "I'll change my answer to ...",
+     whose opening words are no part of the action: "No wait Pass.") replaces what came
+     before; an action it calls better in the reply's last sentence is the one revised to
+     ("Pass. Actually, Ask(B, bag) is better."), and in `choice` format so is a letter
+     closing it, or one it calls the best, leans to or concludes, or, after a letter chosen,
+     one it restates or (in the last sentence) calls better: "A... or rather C" is C, "I
+     think A. Wait, B left, so D." and "A - actually, make that D." are D; two different
+     commitments are ambiguous, hence invalid;
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
      Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "Ask(B, bag), or maybe
      ...", "a Tell", "I'd rather pass than Ask(B, bag)", a question; the answerer's own "I
@@ -417,7 +418,6 @@ _CHANGE = r"(?:chang|switch)(?:e|es|ed|ing)?\s+my\s+(?:answer|choice|pick|select
 """Words that change a choice ("I'll change my answer to E"; not "switching to C", a
 player's view)."""
 _CHANGED = re.compile(rf"\b{_CHANGE}\b", _FLAGS)
-
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
 )
@@ -511,8 +511,9 @@ bag) would be better, but it costs 0.5" prefers nothing)."""
 _PREFERRED_AFTER = re.compile(rf"\s*{_PREFERRED}", re.ASCII)
 _PREFERRED_LETTER = re.compile(rf"(?i:option\s*)?\(?([A-Z])\)?\s+{_PREFERRED}", re.ASCII)
 """A letter a revision prefers ("Actually, D is better.", "No - D is the right choice.",
-"On second thought, D instead."): read only as the revision of a letter chosen before it
-(`_restated_letter`), since out of one "B is the best choice" is said of a player."""
+"On second thought, D instead."): read only as the revision of a letter chosen before it,
+in the reply's last sentence (`_restated_letter`), since out of one "B is the best choice" is
+said of a player."""
 _RESTATED_LETTER = re.compile(
     r"(?i:make\s+(?:that|it))\s+(?i:option\s*)?\(?([A-Z])\)?[\s.!]*", re.ASCII
 )
@@ -1624,7 +1625,8 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
     def mentions(text: str) -> list[_Mention]:
         whole = _WHOLE_LETTER.fullmatch(text)
         if whole is not None:
-            return [_Mention(_by_letter(whole.group(1).upper(), options), 0, len(text), True)]
+            chosen = _by_letter(whole.group(1).upper(), options)
+            return [_Mention(chosen, 0, len(text), letter=True)]
         found = [
             _Mention(_by_letter(match.group(1), options), *match.span(1), letter=True)
             for pattern in (_NAMED_LETTER, _LABEL_LETTER)
@@ -1633,14 +1635,15 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         ]
         praised = _PRAISED_LETTER.match(text, _revision_lead_end(text))
         if praised is not None:
-            found.append(_Mention(_by_letter(praised.group(1), options), *praised.span(1), True))
+            chosen = _by_letter(praised.group(1), options)
+            found.append(_Mention(chosen, *praised.span(1), letter=True))
         concluded = _CONCLUDED_LETTER.search(text)
         # Not a letter named before in its sentence: a player ("The one who left is B, so B.").
         if concluded is not None and not re.search(
             rf"(?<![\w']){concluded.group(1)}(?![\w'])", text[: concluded.start(1)]
         ):
-            letter = _by_letter(concluded.group(1), options)
-            found.append(_Mention(letter, *concluded.span(1), letter=True))
+            chosen = _by_letter(concluded.group(1), options)
+            found.append(_Mention(chosen, *concluded.span(1), letter=True))
         for call in _calls(text, vocabulary):
             outcome = call.outcome
             if outcome.action is not None:
