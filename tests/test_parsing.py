@@ -222,6 +222,9 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ),
     ("I'd rather Ask(B, bag). But it costs 0.5, so Pass.", ok(PASS)),
     ("Pass. Actually, Ask(B, bag) would be better. But it costs 0.5, so Pass.", ok(PASS)),
+    # 14-D: a closing statement that only weighs decides nothing (it read as the Ask).
+    ("Final answer: I won't Ask(B, bag). Pass.", ok(PASS)),
+    ("Revised: Ask(B, bag) would cost 0.5, so no.\nPass.", ok(PASS)),
     (
         "Pass is worse than Ask(B, bag).",
         bad("ambiguous: several different actions (Pass, Ask(B, bag))"),

@@ -28,7 +28,8 @@ Actions (`parse_action`)
   kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
 * The action is the one the reply finally commits to, read in this order:
   1. a closing statement: the last `Action: X`, `Final answer: X`, `Final: X`, `My move is
-     X`, `Revised: X` line or sentence that names an action;
+     X`, `Revised: X` line or sentence that names an action it does not only weigh ("Final
+     answer: I won't Ask(B, bag). Pass." leaves the decision to the commitments);
   2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
@@ -1481,7 +1482,10 @@ def _closing_statement(lines: list[str], reading: _Reading) -> ParsedAction | No
             stated = closing.group(1) if closing else ""
             named = reading.mentions(stated) if stated else []
             if named:
-                return None if revised else _one_of(_unhedged(stated, named) or named)
+                # One that only weighs ("Final answer: I won't Ask(B, bag). Pass.") leaves
+                # the decision to the commitments.
+                unhedged = _unhedged(stated, named)
+                return None if revised or not unhedged else _one_of(unhedged)
             revised = revised or _is_revision(sentence)
     return None
 
