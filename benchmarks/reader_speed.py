@@ -69,6 +69,7 @@ FRAGMENTS = {
     "revisions that end in instead": "pass instead ",
     "revisions opened by many words": "no, wait, actually, ",
     "actions a revision prefers": "Pass. Actually, Ask(B, bag) is better as ",
+    "changes of answer, doubted": "I'd change my answer to ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -104,6 +105,7 @@ CLOSINGS = {
     "a run of spaces after an item": "empty",
     "empty asides after an item": "empty",
     "revisions opened by many words": "D is better.",
+    "changes of answer, doubted": "E, but C stayed.",
 }
 """What a reply says once after them: a line's trailing spaces are dropped before reading, so
 a run of spaces reaches the readers only between words (before 14-A, patterns for a revision

@@ -225,6 +225,8 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     # 14-D: a closing statement that only weighs decides nothing (it read as the Ask).
     ("Final answer: I won't Ask(B, bag). Pass.", ok(PASS)),
     ("Revised: Ask(B, bag) would cost 0.5, so no.\nPass.", ok(PASS)),
+    # ...nor a bare "Revised:" that opens reasons (a third review's finding).
+    ("Revised: Ask(B, bag) costs 0.5, which is too much. Pass.", ok(PASS)),
     (
         "Pass is worse than Ask(B, bag).",
         bad("ambiguous: several different actions (Pass, Ask(B, bag))"),
@@ -370,7 +372,7 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("I think A. Actually, I'd rather go with D.", ok(tell("B", "bag", "apple"))),
     ("Option A. Actually, make that D.", ok(tell("B", "bag", "apple"))),
     ("Option D. I'll change my answer to E.", ok(tell("C", "bag", NOTHING))),
-    ("Answer: C\n\n(Actually, B is better, since he saw it all.)", ok(ask("B", "bag"))),
+    ("Answer: C\n\n(Actually, B is better, since the bag was in view.)", ok(ask("B", "bag"))),
     ("Initially: E. Revised: D.", ok(tell("B", "bag", "apple"))),
     # ...not a player's letter, nor one with no choice before it.
     ("Option A. Actually, D is better placed to know.", ok(PASS)),
@@ -391,6 +393,12 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("Answer: D\nB missed the move. Switching to C. C saw it.", ok(tell("B", "bag", "apple"))),
     ("A, but wait, I prefer D.", bad("no option letter or action found")),
     ("E. Actually, B is the right one, because B doesn't know.", ok(tell("C", "bag", NOTHING))),
+    # ...and a third's: a player named by a pronoun, a letter after "Edit:" alone, another
+    # player's "instead", a change with a doubt after it.
+    ("D. Actually, C is better, because she also missed the move.", ok(tell("B", "bag", "apple"))),
+    ("Tell(B, bag, apple). Edit: C.", ok(tell("B", "bag", "apple"))),
+    ("D. B would then Ask(C, bag) instead.", ok(tell("B", "bag", "apple"))),
+    ("D. I'd change my answer to E, but C stayed.", ok(tell("B", "bag", "apple"))),
     ("Option A. Actually, C is better than B at remembering.", ok(PASS)),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),

@@ -28,7 +28,7 @@ Actions (`parse_action`)
   kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
 * The action is the one the reply finally commits to, read in this order:
   1. a closing statement: the last `Action: X`, `Final answer: X`, `Final: X`, `My move is
-     X`, `Revised: X` line or sentence that names an action it does not only weigh ("Final
+     X`, `Revised answer: X` line or sentence that names an action it does not only weigh ("Final
      answer: I won't Ask(B, bag). Pass." leaves the decision to the commitments);
   2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
@@ -295,12 +295,13 @@ _CLOSING = re.compile(
     rf"(?:(?:{_THEREFORE}|then|ok(?:ay)?)\s*(?:,\s*)?)?(?:the\s+|my\s+)?"
     r"(?:(?:final|chosen|best|optimal|correct|right|revised)\s+)*"
     r"(?:answer|action|choice|decision|move|selection|recommendation"
-    r"|(?:final|selected|chosen|revised|revision)(?=\s*:))"
-    r"\s*(?:is\b\s*:?|[:=-])\s*(.+)",
+    r"|(?:final|selected|chosen)(?=\s*:)|(?P<bare>revised|revision)(?=\s*:))"
+    r"\s*(?:is\b\s*:?|[:=-])\s*(?P<stated>.+)",
     _FLAGS,
 )
 """A closing statement: `Action: X`, `Final answer: X`, `Final: X`, `Selected: X`, `So my
-move is X`, `Revised: X`, `Revised answer: X`."""
+move is X`, `Revised answer: X`; `Revised: X` and `Revision: X` (group `bare`) only when X is
+an action alone, since such a label may open reasons ("Revised: Ask(B, bag) costs 0.5. Pass.")."""
 _OPTION_LINE = re.compile(r"\(?([A-Z])(?:\)|[.:]\s)\s*\S", re.ASCII)
 """A line that starts with an option label, as the options of a choice prompt do."""
 _WORD = re.compile(r"[a-z']+")
@@ -411,14 +412,23 @@ _REVISION = re.compile(
 reason to ...")."""
 _EDIT = r"(?:edit|update)(?=\s*:)"
 """A label that revises an action ("Edit: actually, Ask(C, bag)."; not an answer, where an
-update may add to it)."""
+update may add to it). A letter after it alone is no revised letter ("Tell(B, bag, apple).
+Edit: C." may mean a Tell to C)."""
 _EDIT_LABEL = re.compile(rf"\(?\s*{_EDIT}", _FLAGS)
 _INSTEAD = re.compile(r"\binstead\W*$", _FLAGS)
-"""A sentence that ends by taking back what came before ("I'll choose C instead.")."""
+"""A sentence that ends by taking back what came before ("I'll choose C instead."), unless
+another player acts in it (`_OTHERS_ACT`)."""
+_OTHERS_ACT = re.compile(
+    rf"(?:\b{_OTHER}|\b(?i:he|she|they))\s+(?i:would|will|could|might|may|should|can|then)\b"
+)
+"""Another player's act ("B would then Ask(C, bag) instead.")."""
 _CHANGE = r"(?:chang|switch)(?:e|es|ed|ing)?\s+my\s+(?:answer|choice|pick|selection)\s+to"
 """Words that change a choice ("I'll change my answer to E"; not "switching to C", a
 player's view)."""
 _CHANGED = re.compile(rf"\b{_CHANGE}\b", _FLAGS)
+_DOUBT_AFTER = re.compile(r"\b(?:but|except|though|although|if|unless|wait)\b", _FLAGS)
+"""What doubts a change of the answer after it ("I'd change my answer to E, but C stayed."
+changes nothing)."""
 _CLAUSE_BREAK = re.compile(
     r"[,;:.!?]|\s[-\u2014\u2013]+\s|\b(?:but|so|since|because|as|therefore|then)\b", _FLAGS
 )
@@ -515,6 +525,8 @@ _PREFERRED_LETTER = re.compile(rf"(?i:option\s*)?\(?([A-Z])\)?\s+{_PREFERRED}", 
 "On second thought, D instead."): read only as the revision of a letter chosen before it,
 in the reply's last sentence (`_restated_letter`), since out of one "B is the best choice" is
 said of a player."""
+_PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", _FLAGS)
+"""A pronoun of a person, which tells that a letter before it is a player."""
 _RESTATED_LETTER = re.compile(
     r"(?i:make\s+(?:that|it))\s+(?i:option\s*)?\(?([A-Z])\)?[\s.!]*", re.ASCII
 )
@@ -528,8 +540,7 @@ _WHO_QUESTION = re.compile(
 """A question about a player, which a letter may answer ("Who left?", "The person to tell?")."""
 _LABEL_LETTER = re.compile(r"^\(?([A-Z])(?:[).:-](?:\s|$)|\s*$)", re.ASCII | re.MULTILINE)
 _REVISION_OPENING = (
-    rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK}|{_EDIT})\b|{_I_MEAN})|{_NO})"
-    r"[\s,:\-\u2014\u2013]*"
+    rf"(?i:(?:{_NO}[\s,:]*)?(?:\b(?:{_TAKING_BACK})\b|{_I_MEAN})|{_NO})[\s,:\-\u2014\u2013]*"
 )
 """The words that open a revision ("No wait, ", "Actually - ", "I mean ")."""
 _REVISION_LEAD = re.compile(rf"\A\(?\s*(?i:hmm+\W*)?(?:{_REVISION_OPENING})+")
@@ -1479,7 +1490,9 @@ def _closing_statement(lines: list[str], reading: _Reading) -> ParsedAction | No
     for line in reversed(lines):
         for sentence in reversed(_sentences(line)):
             closing = _CLOSING.fullmatch(sentence)
-            stated = closing.group(1) if closing else ""
+            stated = closing.group("stated") if closing else ""
+            if closing and closing.group("bare") and _commitment(stated, reading) is None:
+                stated = ""
             named = reading.mentions(stated) if stated else []
             if named:
                 # One that only weighs ("Final answer: I won't Ask(B, bag). Pass.") leaves
@@ -1496,9 +1509,16 @@ def _is_revision(sentence: str) -> bool:
     return sentence[-1] != "?" and bool(
         _REVISION.match(sentence)
         or _EDIT_LABEL.match(sentence)
-        or _INSTEAD.search(sentence)
-        or _CHANGED.search(sentence)
+        or (_INSTEAD.search(sentence) and not _OTHERS_ACT.search(sentence))
+        or _changes_answer(sentence)
     )
+
+
+def _changes_answer(sentence: str) -> bool:
+    """Whether a sentence changes the answer with no doubt after it (`_DOUBT_AFTER`; looked
+    for once, after the first change, so a long sentence is read in one pass)."""
+    change = _CHANGED.search(sentence)
+    return change is not None and _DOUBT_AFTER.search(sentence, change.end()) is None
 
 
 def _listed_lines(lines: list[str], reading: _Reading) -> set[int]:
@@ -1694,12 +1714,13 @@ def _restated_letter(sentence: str, after_letter: bool, last: bool) -> re.Match[
 
 
 def _preferred_letter(sentence: str, start: int) -> re.Match[str] | None:
-    """`_PREFERRED_LETTER` at `start`, unless the sentence names the letter again: a player
-    ("Actually, C is better, since C left too.")."""
+    """`_PREFERRED_LETTER` at `start`, unless the sentence names the letter again or a person
+    after it: a player ("Actually, C is better, since C left too.", "... since she left")."""
     found = _PREFERRED_LETTER.match(sentence, start)
     if found is None:
         return None
-    again = re.search(rf"(?<![\w']){found.group(1)}(?![\w'])", sentence[found.end(1) :])
+    after = sentence[found.end(1) :]
+    again = re.search(rf"(?<![\w']){found.group(1)}(?![\w'])", after) or _PERSON.search(after)
     return None if again else found
 
 
