@@ -28,8 +28,8 @@ Actions (`parse_action`)
   kept as a strange but legal Tell (`unicorn`, and `not empty`, which says no item).
 * The action is the one the reply finally commits to, read in this order:
   1. a closing statement: the last `Action: X`, `Final answer: X`, `Final: X`, `My move is
-     X`, `Revised answer: X` line or sentence that names an action it does not only weigh ("Final
-     answer: I won't Ask(B, bag). Pass." leaves the decision to the commitments);
+     X`, `Revised answer: X` line or sentence that names an action it does not only weigh
+     ("Final answer: I won't Ask(B, bag). Pass." leaves the decision to the commitments);
   2. commitments: sentences that state one action and nothing else but lead-ins ("Pass.",
      "I'll Tell(B, bag, apple).", "So D."), outside lists (two or more lines in a row that
      each name a different action or option: an echoed option list is no answer). They
@@ -300,8 +300,9 @@ _CLOSING = re.compile(
     _FLAGS,
 )
 """A closing statement: `Action: X`, `Final answer: X`, `Final: X`, `Selected: X`, `So my
-move is X`, `Revised answer: X`; `Revised: X` and `Revision: X` (group `bare`) only when X is
-an action alone, since such a label may open reasons ("Revised: Ask(B, bag) costs 0.5. Pass.")."""
+move is X`, `Revised answer: X`; `Revised: X` and `Revision: X` (group `bare`) only when X
+is an action alone, since such a label may open reasons ("Revised: Ask(B, bag) costs 0.5.
+Pass.")."""
 _OPTION_LINE = re.compile(r"\(?([A-Z])(?:\)|[.:]\s)\s*\S", re.ASCII)
 """A line that starts with an option label, as the options of a choice prompt do."""
 _WORD = re.compile(r"[a-z']+")
@@ -426,7 +427,9 @@ _CHANGE = r"(?:chang|switch)(?:e|es|ed|ing)?\s+my\s+(?:answer|choice|pick|select
 """Words that change a choice ("I'll change my answer to E"; not "switching to C", a
 player's view)."""
 _CHANGED = re.compile(rf"\b{_CHANGE}\b", _FLAGS)
-_DOUBT_AFTER = re.compile(r"\b(?:but|except|though|although|if|unless|wait)\b", _FLAGS)
+_DOUBTS = r"but|though|although|except|if|unless"
+"""Words after a choice that take it back or bind it ("..., but C stayed", "..., if B left")."""
+_DOUBT_AFTER = re.compile(rf"\b(?:{_DOUBTS}|wait)\b", _FLAGS)
 """What doubts a change of the answer after it ("I'd change my answer to E, but C stayed."
 changes nothing)."""
 _CLAUSE_BREAK = re.compile(
@@ -514,7 +517,7 @@ _PREFERRED = (
     r"(?:better|best|right|correct|smarter|safer)\s+(?:choice|option|move|answer|call|pick))"
     r"|makes\s+(?:more|the\s+most)\s+sense|instead)"
     r"(?=[\s.!)]*$|\s*(?:[,:]|\s-+\s)?\s*(?i:because|since|as)\b"
-    r"(?![^.!?]*\b(?i:but|though|although|however|if|unless|except|only|not|maybe|might|I\s+think)\b))"
+    rf"(?![^.!?]*\b(?i:{_DOUBTS}|however|only|not|maybe|might|I\s+think)\b))"
 )
 """What a revision says of the choice it prefers (`_PREFERRED_LETTER`, `_revised_to`): at
 the sentence's end or before its reasons, with no "but", "if" or doubt after it ("Ask(B,
@@ -1663,8 +1666,8 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
             found.append(_Mention(chosen, *praised.span(1), letter=True))
         concluded = _CONCLUDED_LETTER.search(text)
         # Not a letter named before in its sentence: a player ("The one who left is B, so B.").
-        if concluded is not None and not re.search(
-            rf"(?<![\w']){concluded.group(1)}(?![\w'])", text[: concluded.start(1)]
+        if concluded is not None and not _names_letter(
+            text[: concluded.start(1)], concluded.group(1)
         ):
             chosen = _by_letter(concluded.group(1), options)
             found.append(_Mention(chosen, *concluded.span(1), letter=True))
@@ -1720,8 +1723,12 @@ def _preferred_letter(sentence: str, start: int) -> re.Match[str] | None:
     if found is None:
         return None
     after = sentence[found.end(1) :]
-    again = re.search(rf"(?<![\w']){found.group(1)}(?![\w'])", after) or _PERSON.search(after)
-    return None if again else found
+    return None if _names_letter(after, found.group(1)) or _PERSON.search(after) else found
+
+
+def _names_letter(text: str, letter: str) -> bool:
+    """Whether a text names a letter as a word (a player's or an option's)."""
+    return re.search(rf"(?<![\w']){letter}(?![\w'])", text) is not None
 
 
 def _revision_lead_end(sentence: str) -> int:
