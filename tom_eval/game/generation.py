@@ -138,6 +138,9 @@ _Job = TypeVar("_Job")
 _Made = TypeVar("_Made")
 _Shipped = TypeVar("_Shipped")
 
+_STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
+"""Ctrl-C's and `kill`'s signals, which stop a command (`tom_eval.cli.main`)."""
+
 
 def in_processes(
     jobs: Sequence[_Job],
@@ -161,16 +164,18 @@ def in_processes(
     from concurrent.futures import ProcessPoolExecutor
 
     # Ctrl-C reaches every process of the group: only this one handles it (a worker that
-    # dies of it leaves the pool unable to shut down). It is held back while the workers
-    # start, so that none gets it before it ignores it, and reaches this process after.
+    # dies of it leaves the pool unable to shut down). It and `kill`'s SIGTERM are held back
+    # while the workers start, so that none gets them before it ignores them, and they reach
+    # this process after (raised inside the pool's start, they left it unable to shut down:
+    # "cannot join thread before it is started").
     with ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts) as pool:
         chunksize = max(1, len(jobs) // (8 * workers))
         try:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
             try:
                 shipped = pool.map(ship, jobs, chunksize=chunksize)  # starts the workers
             finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
             return [unship(job, light) for job, light in zip(jobs, shipped, strict=True)]
         except BaseException:
             # Without this, leaving the pool would first run every job still queued.
@@ -181,9 +186,9 @@ def in_processes(
 def _ignore_interrupts() -> None:
     """A worker ignores Ctrl-C and `kill`'s SIGTERM (the command stops the pool), then takes
     signals again (it started with them held back)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    for stopping in _STOPPING:
+        signal.signal(stopping, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
 
 def _group(job: tuple[SpecRow, int, int]) -> dict[str, Solution]:
