@@ -70,6 +70,7 @@ FRAGMENTS = {
     "revisions opened by many words": "no, wait, actually, ",
     "actions a revision prefers": "Pass. Actually, Ask(B, bag) is better as ",
     "changes of answer, doubted": "I'd change my answer to ",
+    "a letter before its reasons": "Sally left and ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -96,6 +97,7 @@ OPENINGS = {
     "actions repeated in a revision": "Ask(B, bag). Actually ",
     "a boxed answer left open": "\\boxed{",
     "revisions opened by many words": "Option A. ",
+    "a letter before its reasons": "B, because ",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""

@@ -400,6 +400,53 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     ("D. B would then Ask(C, bag) instead.", ok(tell("B", "bag", "apple"))),
     ("D. I'd change my answer to E, but C stayed.", ok(tell("B", "bag", "apple"))),
     ("Option A. Actually, C is better than B at remembering.", ok(PASS)),
+    # 14-E: a letter that opens the reply before its reasons (these were unread), revised
+    # as a letter alone is...
+    ("B, because Sally left before the apple moved.", ok(ask("B", "bag"))),
+    ("**D** - since my teammate missed the move.", ok(tell("B", "bag", "apple"))),
+    ("E, since telling C nothing misleads the opponent.", ok(tell("C", "bag", NOTHING))),
+    ("D (because B left).", ok(tell("B", "bag", "apple"))),
+    ("D, because B left, so B doesn't know.", ok(tell("B", "bag", "apple"))),
+    ("D, because B left. Actually, A.", ok(PASS)),
+    ("D, because B left.\n\nWait, actually E, as C is an opponent.", ok(tell("C", "bag", NOTHING))),
+    ("E, since C is an opponent. On second thought, D.", ok(tell("B", "bag", "apple"))),
+    ("D, because:\n- B left the room\n- B is my teammate", ok(tell("B", "bag", "apple"))),
+    # ...not a player given a reason (reasons broken off, a pronoun or the letter again
+    # after it in the reply, a parenthesis with more after it), nor notes on several
+    # players, nor a letter after the reply's first sentence; read only where nothing else
+    # is (a second review: a later choice made these ambiguous).
+    (
+        "C, because she left, doesn't know where the apple is.",
+        bad("no option letter or action found"),
+    ),
+    ("B - as my teammate - shares my score.", bad("no option letter or action found")),
+    ("C, because she's an opponent and might lie. Therefore, B.", ok(ask("B", "bag"))),
+    ("D, since he's on the other team. I'll ask B: option B.", ok(ask("B", "bag"))),
+    ("C, because C's view is out of date. So A.", ok(PASS)),
+    ("C (because of the move) doesn't know. So A.", ok(PASS)),
+    ("E, since C lies. D, since B left.", bad("no option letter or action found")),
+    (
+        "B, since he went out, and C, since she went out too.",
+        bad("no option letter or action found"),
+    ),
+    ("B, as did C.", bad("no option letter or action found")),
+    ("Who should I tell? B, because it left.", bad("no option letter or action found")),
+    ("Let's see. C, because it moved.", bad("no option letter or action found")),
+    (
+        "C, since the opponent was out of the room. So I should mislead C: E.",
+        bad("no option letter or action found"),
+    ),
+    (
+        "C, as an opponent. I should give them nothing useful: E.",
+        bad("no option letter or action found"),
+    ),
+    ("C, because opponents lie. So B.", ok(ask("B", "bag"))),
+    # 14-E: a letter's possessive names it as a player, as the letter does (this read as C).
+    ("D. Actually, C is better, since C's view is stale.", ok(tell("B", "bag", "apple"))),
+    (
+        "B, because teammates share points.\nTherefore the best option is D.",
+        ok(tell("B", "bag", "apple")),
+    ),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),
     ("B)", ok(ask("B", "bag"))),

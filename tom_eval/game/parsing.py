@@ -18,7 +18,8 @@ Actions (`parse_action`)
   format also by an option letter (`B`, `(B)`, `Option B`, `the answer is B`, `going with
   B`, `I think B`, `I recommend B`, `I'm choosing B`, `So B it is`, `B left, so D.`, a line
   label `B) ...`, a sentence that opens by calling it the best or the answer: `B is the best
-  option`, `I think D is best`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
+  option`, `I think D is best`, a letter the reply opens with before its reasons: `B,
+  because Sally left.`; uppercase only, so the B of `Ask(B, bag)` is never an option; not a
   letter that answers a question about a player: "Who left? I think B.") or by an option's
   action. A reply that is one JSON object names its action in its fields
   (`{"action": "ask", "player": "B", "container": "bag"}`, `{"letter": "D"}`), as
@@ -49,7 +50,11 @@ Actions (`parse_action`)
      action binds it: "If B had stayed, I'd Ask(B, bag)", "I would pass if nothing had
      changed", "Normally I would pass");
      several different ones are ambiguous;
-  4. otherwise the reply commits to nothing: invalid, with what it only weighed.
+  4. in `choice` format, a letter the reply opens with before its reasons ("D, because B
+     left."; not one that may be a player's: "C, because she left.", "C, since the
+     opponent left. So I should mislead C: E."), read as the first commitment, which a
+     revision may replace ("D, because B left. Actually, A." is A);
+  5. otherwise the reply commits to nothing: invalid, with what it only weighed.
   A malformed call (an echoed `Tell(Player, Container, Contents)`, `Ask(A, bag)`) commits to
   nothing; read alone, it says what is wrong. An echo of the instruction's whole list ("Pass,
   Ask(Player, Container) or Tell(Player, Container, Contents)") is dropped before reading: its
@@ -506,6 +511,20 @@ _PRAISED_LETTER = re.compile(
 """A letter a sentence opens by calling it the best or the answer ("B is the best option.",
 "C is my answer, since ...", "I think D is best"); not what is said of players ("B is the
 best person to ask", "B is correct", "B is the best choice")."""
+_REASON = r"(?i:because|since)\b"
+_REASONED_LETTER = re.compile(
+    r"\(?(?!I\b)([A-Z])\)?"
+    rf"(?:(?:\s*,|\s*[\u2014\u2013]+|\s+-+)\s*{_REASON}"
+    r"(?![^,;\u2014\u2013]*?(?:[,;\u2014\u2013(]|\s-+\s)"
+    rf"(?!\s*(?i:{_THEREFORE}|which)\b))[^?]*"
+    rf"|\s*\(\s*{_REASON}[^()]*\)[.!]?)$",
+    re.ASCII,
+)
+"""A letter a reply opens with before its reasons ("B, because Sally left.", "D - since
+...", "D (because B left)."); not a player given a reason ("C, because B left, doesn't
+know": reasons broken off by a comma, a dash or a parenthesis, but before "so" or "which").
+The reply's other sentences decide whether it is read (`opening_letter` in
+`_choice_reading`)."""
 _CONCLUDED_LETTER = re.compile(
     rf"[,;:]\s*(?i:{_THEREFORE})\W+(?i:option\s*)?\(?(?!I\b)([A-Z])\)?[.!]?$", re.ASCII
 )
@@ -1370,6 +1389,9 @@ class _Reading:
     revised_letter: Callable[[str, bool, bool], ParsedAction | None] | None = None
     """The option a letter closing a revision names (`_REVISED_LETTER`; `choice` only), given
     whether the choice revised was a letter and whether the sentence is the reply's last."""
+    opening_letter: Callable[[list[str]], ParsedAction | None] | None = None
+    """The option a letter opening the reply before its reasons names (`_REASONED_LETTER`;
+    `choice` only), given the reply's sentences."""
 
 
 def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
@@ -1386,15 +1408,18 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
             for sentence in _sentences(line)
         ]
     )
-    committed = _commitments(sentences, reading)
-    if len(committed) > 1:
-        return _bad_action(f"ambiguous: commits to several actions ({_labels(committed)})")
-    if committed:
-        return committed[0]
+    chosen = _one_committed(_commitments(sentences, reading))
+    if chosen is not None:
+        return chosen
     for sentence in reversed(sentences):
         named = [] if sentence.endswith("?") else _unhedged(sentence, reading.mentions(sentence))
         if named:
             return _one_of(named)
+    # A letter the reply opens with before its reasons may be a player's: it is read only
+    # where nothing else is, as the first commitment (which a revision may replace).
+    opening = reading.opening_letter(sentences) if reading.opening_letter else None
+    if opening is not None:
+        return _one_committed(_commitments(sentences, reading, opening)) or opening
     if listed and len(listed) == len(lines):
         return _bad_action("a list of options, not a choice among them")
     weighed = _distinct(
@@ -1405,6 +1430,13 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
     if weighed:
         return _bad_action(f"no action committed to (only weighed: {', '.join(weighed)})")
     return _bad_action(reading.nothing)
+
+
+def _one_committed(committed: list[ParsedAction]) -> ParsedAction | None:
+    """The one action committed to, ambiguity when several are, None when none is."""
+    if len(committed) > 1:
+        return _bad_action(f"ambiguous: commits to several actions ({_labels(committed)})")
+    return committed[0] if committed else None
 
 
 def _without_players_named(sentences: list[str]) -> list[str]:
@@ -1429,11 +1461,15 @@ def _is_letter_statement(text: str) -> bool:
     return bool(_WHOLE_LETTER.fullmatch(text) or _PRAISED_LETTER.match(text))
 
 
-def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
+def _commitments(
+    sentences: list[str], reading: _Reading, opening: ParsedAction | None = None
+) -> list[ParsedAction]:
     """The different actions the sentences state on their own, in order; a revision
     ("Actually, option D.", "Wait - I saw it myself. Pass.") replaces what came before, and
     a letter closing one revises a choice already made ("A. No wait, C.").
-    A bare malformed call ("Ask(X, bag)") commits to nothing (alone, it says what is wrong)."""
+    A bare malformed call ("Ask(X, bag)") commits to nothing (alone, it says what is wrong).
+    `opening` is what the first sentence commits to when it states no action alone (a letter
+    before its reasons, `_REASONED_LETTER`)."""
     committed: list[ParsedAction] = []
     revising = False
     by_letter = False  # whether the last commitment chose a letter
@@ -1443,6 +1479,8 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
         # may take it back ("Actually, Ask(B, bag) is better. But it costs 0.5, so Pass.").
         last = index == len(sentences) - 1
         outcome = _commitment(sentence, reading)
+        if outcome is None and index == 0:
+            outcome = opening
         if outcome is None and revising:
             outcome = _revised_to(sentence, reading, last)
         if outcome is None and revising and committed and reading.revised_letter:
@@ -1451,7 +1489,9 @@ def _commitments(sentences: list[str], reading: _Reading) -> list[ParsedAction]:
             committed = [] if revising else committed
             committed.append(outcome)
             revising = False
-            by_letter = any(mention.letter for mention in reading.mentions(sentence))
+            by_letter = outcome is opening or any(
+                mention.letter for mention in reading.mentions(sentence)
+            )
     return _distinct(committed)
 
 
@@ -1682,6 +1722,22 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         at = {mention.start: mention for mention in sorted(found, key=lambda m: -m.end)}
         return [at[start] for start in sorted(at)]
 
+    def opening_letter(sentences: list[str]) -> ParsedAction | None:
+        """`_REASONED_LETTER` in the first sentence, unless the reply names the letter again
+        or a person after it ("C, because she left.", "C, since the opponent left. So I
+        should mislead C: E.": a player), or another sentence opens the same way ("E, since
+        C lies. D, since B left.": notes on players, or two choices)."""
+        found = _REASONED_LETTER.match(sentences[0]) if sentences else None
+        if found is None or _said_of_player(found):
+            return None
+        letter = found.group(1)
+        for other in sentences[1:]:
+            if _names_letter(other, letter) or _PERSON.search(other):
+                return None
+            if _REASONED_LETTER.match(other):
+                return None
+        return _by_letter(letter, options)
+
     def revised_letter(sentence: str, after_letter: bool, last: bool) -> ParsedAction | None:
         found = _REVISED_LETTER.search(sentence) or _restated_letter(sentence, after_letter, last)
         return None if found is None else _by_letter(found.group(1), options)
@@ -1691,6 +1747,7 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         options_listed=True,
         nothing="no option letter or action found",
         revised_letter=revised_letter,
+        opening_letter=opening_letter,
     )
 
 
@@ -1720,15 +1777,20 @@ def _preferred_letter(sentence: str, start: int) -> re.Match[str] | None:
     """`_PREFERRED_LETTER` at `start`, unless the sentence names the letter again or a person
     after it: a player ("Actually, C is better, since C left too.", "... since she left")."""
     found = _PREFERRED_LETTER.match(sentence, start)
-    if found is None:
-        return None
-    after = sentence[found.end(1) :]
-    return None if _names_letter(after, found.group(1)) or _PERSON.search(after) else found
+    return None if found is None or _said_of_player(found) else found
+
+
+def _said_of_player(found: re.Match[str]) -> bool:
+    """Whether the words after a letter found name it again or a person: then it is a
+    player's ("C is better, since C left too", "C, because she left")."""
+    after = found.string[found.end(1) :]
+    return _names_letter(after, found.group(1)) or _PERSON.search(after) is not None
 
 
 def _names_letter(text: str, letter: str) -> bool:
-    """Whether a text names a letter as a word (a player's or an option's)."""
-    return re.search(rf"(?<![\w']){letter}(?![\w'])", text) is not None
+    """Whether a text names a letter as a word (a player's or an option's), also quoted or
+    possessive ("B's")."""
+    return re.search(rf"(?<!\w){letter}(?!\w)", text) is not None
 
 
 def _revision_lead_end(sentence: str) -> int:
