@@ -235,6 +235,15 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("Ask(B, bag). Pass instead of asking wastes nothing.", ok(ask("B", "bag"))),
     # 14-D: an action one would rather not is weighed, not chosen (both were read: ambiguous).
     ("I'd rather pass than Ask(B, bag).", ok(PASS)),
+    # 14-E: an action judged not worth its cost is weighed (these read as the Ask)...
+    ("Final answer: Ask(B, bag) is overkill. Pass.", ok(PASS)),
+    ("Action: Ask(B, bag) is too costly. Pass.", ok(PASS)),
+    ("Ask(B, bag) is a bad idea.", bad("no action committed to (only weighed: Ask(B, bag))")),
+    ("Ask(B, bag) would be a mistake.", bad("no action committed to (only weighed: Ask(B, bag))")),
+    # ...not one judged otherwise, nor one a judgement goes on to choose (a review's finding).
+    ("Final answer: Ask(B, bag) is the best move.", ok(ask("B", "bag"))),
+    ("Ask(B, bag) is too risky to skip.", ok(ask("B", "bag"))),
+    ("Final answer: Ask(B, bag) would be a mistake not to make.", ok(ask("B", "bag"))),
     ("tell C the bag\u2019s empty.", ok(tell("C", "bag", NOTHING))),
     ("Tell B that the bag is empty and that the apple is in the box.", bad("no action found")),
     (

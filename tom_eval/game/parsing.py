@@ -44,11 +44,11 @@ Actions (`parse_action`)
      think A. Wait, B left, so D." and "A - actually, make that D." are D; two different
      commitments are ambiguous, hence invalid;
   3. the last sentence that names an action it does not weigh, doubt or reject ("I could
-     Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "Ask(B, bag), or maybe
-     ...", "a Tell", "I'd rather pass than Ask(B, bag)", a question; the answerer's own "I
-     would" or "I'd" chooses, unless a condition that opens the sentence or follows the
-     action binds it: "If B had stayed, I'd Ask(B, bag)", "I would pass if nothing had
-     changed", "Normally I would pass");
+     Ask(B, bag)", "no need to pass", "Ask(B, bag) would cost 0.5", "Ask(B, bag) is overkill",
+     "Ask(B, bag), or maybe ...", "a Tell", "I'd rather pass than Ask(B, bag)", a question;
+     the answerer's own "I would" or "I'd" chooses, unless a condition that opens the sentence
+     or follows the action binds it: "If B had stayed, I'd Ask(B, bag)", "I would pass if
+     nothing had changed", "Normally I would pass");
      several different ones are ambiguous;
   4. in `choice` format, a letter the reply opens with before its reasons ("D, because B
      left."; not one that may be a player's: "C, because she left.", "C, since the
@@ -442,10 +442,17 @@ _CLAUSE_BREAK = re.compile(
 )
 """Where a clause ends: of a revising sentence (a call's own commas aside: see `_revised_to`),
 or of an answer (`_clause_around`, `_sentence_clauses`)."""
+_NEEDLESS = (
+    r"(?:a\s+waste|wasteful|overkill|a\s+mistake|a\s+bad\s+(?:idea|move|choice)"
+    r"|too\s+(?:costly|expensive|risky|much))"
+    r"(?=\s*(?:[.,;:!)\n]|$)|\s+(?:and|so|but|since|because|given|here|anyway)\b)"
+)
+"""What judges an action not worth its cost ("is overkill", "would be too costly"), where
+the judgement ends: "too risky to skip" and "a mistake not to make" choose it."""
 _HEDGE_AFTER = re.compile(
-    r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:a\s+waste|pointless|useless|"
-    r"unnecessary|redundant))|is\s+(?:not|unnecessary|pointless|useless|redundant|wasteful|"
-    r"a\s+waste)\b|isn't|wastes|won't|doesn't|does\s+not|gains?\s+nothing|adds?\s+nothing"
+    r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:pointless|useless|unnecessary|"
+    rf"redundant|{_NEEDLESS})\b)|is\s+(?:not|unnecessary|pointless|useless|redundant|{_NEEDLESS})\b"
+    r"|isn't|wastes|won't|doesn't|does\s+not|gains?\s+nothing|adds?\s+nothing"
     r"|,?\s*or\s+(?:maybe|perhaps|possibly)\b"
     r"|(?:only\s+)?(?:helps?|works?|makes\s+sense)\s+(?:only\s+)?(?:if|when)\b)",
     _FLAGS,
