@@ -159,12 +159,6 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ),
     ("If B had stayed, I would Ask(B, bag). But B left, so Pass.", ok(PASS)),
     ("Had C stayed, I'd pass.", bad("no action committed to (only weighed: Pass)")),
-    # 14-E: a condition opened by "Should" (this read as the Ask); not "Should be".
-    (
-        "Should B come back, I'd Ask(B, bag).",
-        bad("no action committed to (only weighed: Ask(B, bag))"),
-    ),
-    ("Should be Pass.", ok(PASS)),
     ("I'd pass if nothing had changed.", bad("no action committed to (only weighed: Pass)")),
     (
         "Normally I would pass, but B missed the move. Tell(B, bag, apple).",

@@ -471,12 +471,11 @@ _IF = (
 idioms: "if I had to pick one", "if anything", "unless I'm missing something", "if I
 understand the story correctly")."""
 _OPENING_CONDITION = re.compile(
-    rf"\W*(?:(?:\w+(?:\s+\w+)?\s*,|but|and|so|well|now|ok(?:ay)?)\s*)?"
-    rf"(?:{_IF}|(?:had|were)\b|should\s+(?!be\b|I\b)\w+[^,.;!?]*,)",
+    rf"\W*(?:(?:\w+(?:\s+\w+)?\s*,|but|and|so|well|now|ok(?:ay)?)\s*)?(?:{_IF}|(?:had|were)\b)",
     _FLAGS,
 )
 """A sentence that opens with a condition, maybe after a word or two ("If B had stayed, ...",
-"However, if B had stayed, ...", "Had C stayed, ...", "Should B come back, ...")."""
+"However, if B had stayed, ...", "Had C stayed, ...")."""
 _CONDITION_AFTER = re.compile(rf"\s*,?\s*(?:only\s+)?(?:{_IF}|provided\b)", _FLAGS)
 """A condition right after an action ("I would pass if nothing had changed", "... only if")."""
 _RULES = r"\b(?:normally|usually|ordinarily|typically|generally|otherwise)\b"
