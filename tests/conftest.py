@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE_SCENARIOS = SHARED / "reference" / "scenarios_standardized.json"
 REFERENCE_SPEC = SHARED / "reference" / "ToM - scenarios.csv"
+
+
+def hear_interrupts() -> None:
+    """A child process's `preexec_fn`: SIGINT handled as in a command typed at a terminal.
+    A test run started in the background (`pytest &` in a script) starts with SIGINT
+    ignored and would pass that on, which tests of what an interrupt does must not inherit
+    (the ignored case has tests of its own)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def inspect_eval(*args: Any, **options: Any) -> list[EvalLog]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REFERENCE_SCENARIOS, ROOT, require_shared
+from conftest import REFERENCE_SCENARIOS, ROOT, hear_interrupts, require_shared
 from tom_eval.cli import main
 from tom_eval.game.dataset import SHIPPED_FILE
 from tom_eval.game.spec import parse_ids, scenarios_dir
@@ -241,7 +241,12 @@ def test_a_pooled_generation_stopped_exits_cleanly(
     out = tmp_path / "s.jsonl"
     command = [sys.executable, "-m", "tom_eval.cli", "generate", "--reps", "40", "--out", str(out)]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=hear_interrupts,
     )
     deadline = time.monotonic() + 120
     while not (workers := _children(process.pid)) and process.poll() is None:

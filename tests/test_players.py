@@ -15,7 +15,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
-from conftest import ROOT
+from conftest import ROOT, hear_interrupts
 from tom_eval.coherence.players import CoherencePlayer
 from tom_eval.false_belief.players import FalseBeliefPlayer
 from tom_eval.game.decisions import PASS, Action
@@ -213,7 +213,12 @@ def test_from_python_the_first_call_stops_the_eval_in_one_line(tmp_path: Path) -
         f"    eval(task, model='tom/oracle', log_dir='{tmp_path}/' + run, display='none')\n"
     )
     run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        preexec_fn=hear_interrupts,
     )
     assert "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()

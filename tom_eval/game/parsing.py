@@ -1739,9 +1739,11 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
             return None
         letter = found.group(1)
         for other in sentences[1:]:
-            if _names_letter(other, letter) or _PERSON.search(other):
-                return None
-            if _REASONED_LETTER.match(other):
+            if (
+                _names_letter(other, letter)
+                or _PERSON.search(other)
+                or _REASONED_LETTER.match(other)
+            ):
                 return None
         return _by_letter(letter, options)
 
