@@ -450,12 +450,12 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
         bad("no option letter or action found"),
     ),
     ("C, because opponents lie. So B.", ok(ask("B", "bag"))),
-    # 14-E: a letter's possessive names it as a player, as the letter does (this read as C).
-    ("D. Actually, C is better, since C's view is stale.", ok(tell("B", "bag", "apple"))),
     (
         "B, because teammates share points.\nTherefore the best option is D.",
         ok(tell("B", "bag", "apple")),
     ),
+    # 14-E: a letter's possessive names it as a player, as the letter does (this read as C).
+    ("D. Actually, C is better, since C's view is stale.", ok(tell("B", "bag", "apple"))),
     ("b", ok(ask("B", "bag"))),
     ("(B)", ok(ask("B", "bag"))),
     ("B)", ok(ask("B", "bag"))),

@@ -1735,16 +1735,13 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         should mislead C: E.": a player), or another sentence opens the same way ("E, since
         C lies. D, since B left.": notes on players, or two choices)."""
         found = _REASONED_LETTER.match(sentences[0]) if sentences else None
-        if found is None or _said_of_player(found):
+        if found is None:
             return None
-        letter = found.group(1)
-        for other in sentences[1:]:
-            if (
-                _names_letter(other, letter)
-                or _PERSON.search(other)
-                or _REASONED_LETTER.match(other)
-            ):
-                return None
+        letter, after = found.group(1), [sentences[0][found.end(1) :], *sentences[1:]]
+        if any(_names_player(text, letter) for text in after) or any(
+            _REASONED_LETTER.match(other) for other in sentences[1:]
+        ):
+            return None
         return _by_letter(letter, options)
 
     def revised_letter(sentence: str, after_letter: bool, last: bool) -> ParsedAction | None:
@@ -1786,14 +1783,15 @@ def _preferred_letter(sentence: str, start: int) -> re.Match[str] | None:
     """`_PREFERRED_LETTER` at `start`, unless the sentence names the letter again or a person
     after it: a player ("Actually, C is better, since C left too.", "... since she left")."""
     found = _PREFERRED_LETTER.match(sentence, start)
-    return None if found is None or _said_of_player(found) else found
+    if found is None or _names_player(sentence[found.end(1) :], found.group(1)):
+        return None
+    return found
 
 
-def _said_of_player(found: re.Match[str]) -> bool:
-    """Whether the words after a letter found name it again or a person: then it is a
-    player's ("C is better, since C left too", "C, because she left")."""
-    after = found.string[found.end(1) :]
-    return _names_letter(after, found.group(1)) or _PERSON.search(after) is not None
+def _names_player(after: str, letter: str) -> bool:
+    """Whether the words after a letter name it again or a person: then it is a player's
+    ("C is better, since C left too", "C, because she left")."""
+    return _names_letter(after, letter) or _PERSON.search(after) is not None
 
 
 def _names_letter(text: str, letter: str) -> bool:
