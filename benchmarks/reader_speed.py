@@ -71,6 +71,7 @@ FRAGMENTS = {
     "actions a revision prefers": "Pass. Actually, Ask(B, bag) is better as ",
     "changes of answer, doubted": "I'd change my answer to ",
     "a letter before its reasons": "Sally left and ",
+    "a leaning's letter before its reasons": "the apple was moved ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -98,6 +99,7 @@ OPENINGS = {
     "a boxed answer left open": "\\boxed{",
     "revisions opened by many words": "Option A. ",
     "a letter before its reasons": "B, because ",
+    "a leaning's letter before its reasons": "I think B because ",
 }
 """What a reply says once before its fragment's repeats, where the rule needs it (one
 conclusion, then its long tail)."""

@@ -52,7 +52,7 @@ GAMES, TURNS = 50, 40
 _TRIAL_GAME_ARGUMENTS = (str(GAMES), str(TURNS), "none")
 """games, turns and history as a trial run has them (as text: checked before their values)."""
 
-VERSION = "14-E"
+VERSION = "14-F"
 """The task's version (eval.yaml): 14 since "no wait" and "I mean" revise and a letter closing a
 revision is the option revised to ("A... or rather C" is C), an echo of the instruction's list of
 actions names no action (it was Pass), and "N/A" (it was "n"), a placeholder ("<contents>") and

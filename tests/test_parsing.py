@@ -244,6 +244,19 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("Final answer: Ask(B, bag) is the best move.", ok(ask("B", "bag"))),
     ("Ask(B, bag) is too risky to skip.", ok(ask("B", "bag"))),
     ("Final answer: Ask(B, bag) would be a mistake not to make.", ok(ask("B", "bag"))),
+    # 14-F: more such judgements (these read as the Ask)...
+    ("Final answer: Ask(B, bag) is unwise. Pass.", ok(PASS)),
+    ("Ask(B, bag) is the wrong move, so Pass.", ok(PASS)),
+    (
+        "Ask(B, bag) would be a poor choice.",
+        bad("no action committed to (only weighed: Ask(B, bag))"),
+    ),
+    # ...not "wrong" said of something else, nor before what it judges.
+    ("Tell(B, bag, apple), since what B believes is wrong.", ok(tell("B", "bag", "apple"))),
+    ("Ask(B, bag) is wrong to skip.", ok(ask("B", "bag"))),
+    # ...nor "is wrong", which may say a Tell's message is false on purpose (a review's
+    # finding).
+    ("Tell(C, bag, nothing) is wrong, and that's the point.", ok(tell("C", "bag", NOTHING))),
     ("tell C the bag\u2019s empty.", ok(tell("C", "bag", NOTHING))),
     ("Tell B that the bag is empty and that the apple is in the box.", bad("no action found")),
     (
@@ -454,6 +467,37 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
         "B, because teammates share points.\nTherefore the best option is D.",
         ok(tell("B", "bag", "apple")),
     ),
+    # 14-F: such a letter with no punctuation before its reasons, after "I think" and the
+    # like, or with "given that" as the reason's word (these were unread)...
+    ("D because B left before the apple moved.", ok(tell("B", "bag", "apple"))),
+    ("E since C is an opponent.", ok(tell("C", "bag", NOTHING))),
+    ("I think D, because B left before the apple moved.", ok(tell("B", "bag", "apple"))),
+    ("I'd say B since Sally left.", ok(ask("B", "bag"))),
+    ("D, given that B left the room.", ok(tell("B", "bag", "apple"))),
+    ("I think D because B left. Actually, A.", ok(PASS)),
+    # ...but not a player given a reason, as above.
+    ("B because he is my teammate.", bad("no option letter or action found")),
+    ("I think C because C is an opponent.", bad("no option letter or action found")),
+    (
+        "C because she left, doesn't know where the apple is.",
+        bad("no option letter or action found"),
+    ),
+    ("I believe B since he left has no idea.", bad("no option letter or action found")),
+    ("D because B left; C stayed.", bad("no option letter or action found")),
+    # ...nor, with no punctuation, a cause or a time (a review's finding).
+    ("C because of the absence doesn't know.", bad("no option letter or action found")),
+    ("B since the start has been my teammate.", bad("no option letter or action found")),
+    ("C given that chance would lie to us.", bad("no option letter or action found")),
+    ("I think D because the apple moved.", ok(tell("B", "bag", "apple"))),
+    ("C because it stayed knows where the apple is.", bad("no option letter or action found")),
+    (
+        "B since that moment has believed the apple is in the box.",
+        bad("no option letter or action found"),
+    ),
+    ("D because telling B where the apple is would help.", ok(tell("B", "bag", "apple"))),
+    # 14-F: a revision written the same way replaces the letter before it (this was D).
+    ("D because B left. Actually, E because C is an opponent.", ok(tell("C", "bag", NOTHING))),
+    ("D, because B left. Actually, C because C stayed.", ok(tell("B", "bag", "apple"))),
     # 14-E: a letter's possessive names it as a player, as the letter does (this read as C).
     ("D. Actually, C is better, since C's view is stale.", ok(tell("B", "bag", "apple"))),
     ("b", ok(ask("B", "bag"))),

@@ -443,12 +443,15 @@ _CLAUSE_BREAK = re.compile(
 """Where a clause ends: of a revising sentence (a call's own commas aside: see `_revised_to`),
 or of an answer (`_clause_around`, `_sentence_clauses`)."""
 _NEEDLESS = (
-    r"(?:a\s+waste|wasteful|overkill|a\s+mistake|a\s+bad\s+(?:idea|move|choice)"
+    r"(?:a\s+waste|wasteful|overkill|a\s+mistake|a\s+(?:bad|poor)\s+(?:idea|move|choice|call)"
+    r"|unwise|ill-advised|the\s+wrong\s+(?:move|choice|call)"
     r"|too\s+(?:costly|expensive|risky|much))"
     r"(?=\s*(?:[.,;:!)\n]|$)|\s+(?:and|so|but|since|because|given|here|anyway)\b)"
 )
 """What judges an action not worth its cost ("is overkill", "would be too costly"), where
-the judgement ends: "too risky to skip" and "a mistake not to make" choose it."""
+the judgement ends: "too risky to skip" and "a mistake not to make" choose it. Not "is
+wrong", which may say a Tell's message is false on purpose ("Tell(C, bag, nothing) is wrong,
+and that's the point")."""
 _HEDGE_AFTER = re.compile(
     r"\s*(?:\?|(?:would|could|might)\s+(?:cost|waste|be\s+(?:pointless|useless|unnecessary|"
     rf"redundant|{_NEEDLESS})\b)|is\s+(?:not|unnecessary|pointless|useless|redundant|{_NEEDLESS})\b"
@@ -518,20 +521,47 @@ _PRAISED_LETTER = re.compile(
 """A letter a sentence opens by calling it the best or the answer ("B is the best option.",
 "C is my answer, since ...", "I think D is best"); not what is said of players ("B is the
 best person to ask", "B is correct", "B is the best choice")."""
-_REASON = r"(?i:because|since)\b"
+_REASON = r"(?i:because|since|given\s+that)\b"
+_REASON_SUBJECT = (
+    r"(?:[A-Z]\w*|(?i:we|it|there|nothing|(?:my|our|the)\s+(?:teammate|team|partner"
+    r"|opponent|other\s+team)|(?:ask|tell|pass|mislead|inform)(?:ing)?"
+    r"|(?:this|that)(?=\s+(?:is|was|would|will|helps|means|makes|gives|seems)\b|['\u2019]s\b)))\b"
+)
+_BARE_REASON = rf"\s+(?:(?i:because)(?!\s+(?i:of)\b)|{_REASON}(?=\s+{_REASON_SUBJECT}))"
+"""Reasons after a letter with no punctuation before them: "because", but not "because of"
+("C because of the absence doesn't know": a player), or "since" or "given that" before a
+clause's subject ("D since B left", "D since Sally ...", "E since the opponent ..."), not a
+time or a thing ("B since then has ...", "B since that moment ...", "C given that chance
+would ...")."""
 _REASONED_LETTER = re.compile(
-    r"\(?(?!I\b)([A-Z])\)?"
-    rf"(?:(?:\s*,|\s*[\u2014\u2013]+|\s+-+)\s*{_REASON}"
+    rf"(?:{_LEANING}\s+)?\(?(?!I\b)([A-Z])\)?"
+    rf"(?:(?:(?:\s*,|\s*[\u2014\u2013]+|\s+-+)\s*{_REASON}|{_BARE_REASON})"
     r"(?![^,;\u2014\u2013]*?(?:[,;\u2014\u2013(]|\s-+\s)"
     rf"(?!\s*(?i:{_THEREFORE}|which)\b))[^?]*"
     rf"|\s*\(\s*{_REASON}[^()]*\)[.!]?)$",
     re.ASCII,
 )
 """A letter a reply opens with before its reasons ("B, because Sally left.", "D - since
-...", "D (because B left)."); not a player given a reason ("C, because B left, doesn't
-know": reasons broken off by a comma, a dash or a parenthesis, but before "so" or "which").
+...", "D (because B left).", "I think D since B left."); not a player given a reason ("C,
+because B left, doesn't know": reasons broken off by a comma, a dash or a parenthesis, but
+before "so" or "which"). Not "as", which also opens a note on a player ("C, as an opponent").
 The reply's other sentences decide whether it is read (`opening_letter` in
 `_choice_reading`)."""
+_REASONS_END = re.compile(rf"[,;:(\u2014\u2013]|\s-+\s|\b(?i:{_THEREFORE}|which)\b")
+"""Where the first clause of a letter's reasons ends."""
+_SECOND_PREDICATE = re.compile(
+    r"\b(?:(?!(?:believ|assum|notic|learn|realiz|expect|hear)ed\b)\w+ed|was|were|is|are|left"
+    r"|put|began|came|went|got|stayed|ran|took|gave)"
+    r"(?:\s+(?!(?:and|but|or|so|which|who|that|when|while|because|since|if|whether|as|after"
+    r"|before|until|where|then|to)\b)[\w'\u2019]+){0,6}?"
+    r"\s+(?:has|hasn['\u2019]t|have|haven['\u2019]t|had|hadn['\u2019]t|doesn['\u2019]t"
+    r"|didn['\u2019]t|does\s+not|did\s+not|knows|thinks|believes|remains)\b",
+    _FLAGS,
+)
+"""What the player a letter names knows or thinks, said after the reasons' own verb with no
+subject of its own ("C since it was moved has not seen it", "B because I put it there
+thinks ..."): not "would", which a reason's subject may take ("because telling B where the
+apple is would help")."""
 _CONCLUDED_LETTER = re.compile(
     rf"[,;:]\s*(?i:{_THEREFORE})\W+(?i:option\s*)?\(?(?!I\b)([A-Z])\)?[.!]?$", re.ASCII
 )
@@ -1738,14 +1768,20 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         if found is None:
             return None
         letter, after = found.group(1), [sentences[0][found.end(1) :], *sentences[1:]]
-        if any(_names_player(text, letter) for text in after) or any(
-            _REASONED_LETTER.match(other) for other in sentences[1:]
+        if (
+            _notes_player(sentences[0], found)
+            or any(_names_player(text, letter) for text in after)
+            or any(_REASONED_LETTER.match(other) for other in sentences[1:])
         ):
             return None
         return _by_letter(letter, options)
 
     def revised_letter(sentence: str, after_letter: bool, last: bool) -> ParsedAction | None:
-        found = _REVISED_LETTER.search(sentence) or _restated_letter(sentence, after_letter, last)
+        found = (
+            _REVISED_LETTER.search(sentence)
+            or _restated_letter(sentence, after_letter, last)
+            or _revised_reasoned_letter(sentence)
+        )
         return None if found is None else _by_letter(found.group(1), options)
 
     return _Reading(
@@ -1786,6 +1822,24 @@ def _preferred_letter(sentence: str, start: int) -> re.Match[str] | None:
     if found is None or _names_player(sentence[found.end(1) :], found.group(1)):
         return None
     return found
+
+
+def _revised_reasoned_letter(sentence: str) -> re.Match[str] | None:
+    """A letter a revision opens with before its reasons ("Actually, E because C is an
+    opponent."), unless it may be a player's, as in the reply's first sentence."""
+    start = _revision_lead_end(sentence)
+    found = _REASONED_LETTER.match(sentence, start) if start else None
+    if found is None or _notes_player(sentence, found):
+        return None
+    return None if _names_player(sentence[found.end(1) :], found.group(1)) else found
+
+
+def _notes_player(sentence: str, found: re.Match[str]) -> bool:
+    """Whether the reasons after a letter (`_REASONED_LETTER`) go on to say what it knows, so
+    the letter is their subject, a player ("C because it stayed knows ...", "B since the
+    move has been outside")."""
+    reasons = _REASONS_END.split(sentence[found.end(1) :], maxsplit=1)[0]
+    return _SECOND_PREDICATE.search(reasons) is not None
 
 
 def _names_player(after: str, letter: str) -> bool:
