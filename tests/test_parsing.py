@@ -254,17 +254,6 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     # ...not "wrong" said of something else, nor before what it judges.
     ("Tell(B, bag, apple), since what B believes is wrong.", ok(tell("B", "bag", "apple"))),
     ("Ask(B, bag) is wrong to skip.", ok(ask("B", "bag"))),
-    # 14-F: an action whose skipping is judged needless is chosen (these were only weighed,
-    # or read as the Ask)...
-    ("Skipping Ask(B, bag) would be a mistake.", ok(ask("B", "bag"))),
-    ("Anything but Tell(B, bag, apple) would be unwise.", ok(tell("B", "bag", "apple"))),
-    ("Refusing to Tell(B, bag, apple) is a bad idea, since B left.", ok(tell("B", "bag", "apple"))),
-    # ...not when the skipping is judged otherwise.
-    ("Skipping Ask(B, bag) is not a mistake. Pass.", ok(PASS)),
-    (
-        "Without Ask(B, bag), passing would be a mistake.",
-        bad("no action committed to (only weighed: Ask(B, bag))"),
-    ),
     # ...nor "is wrong", which may say a Tell's message is false on purpose (a review's
     # finding).
     ("Tell(C, bag, nothing) is wrong, and that's the point.", ok(tell("C", "bag", NOTHING))),

@@ -462,15 +462,6 @@ _HEDGE_AFTER = re.compile(
 )
 """What doubts or rejects the action it follows ("Ask(B, bag) would cost 0.5", "Ask(B, bag),
 or maybe ...", "telling C the bag is empty helps if C ...")."""
-_SKIPPED = re.compile(
-    r"\b(?:skip(?:ping)?|avoid(?:ing)?|without|(?:refus|declin)(?:e|ing)\s+to|fail(?:ing)?\s+to"
-    r"|not\s+to|anything\s+(?:but|other\s+than|else\s+than)|other\s+than)\s*$",
-    _FLAGS,
-)
-_SKIPPING_JUDGED = re.compile(rf"\s*(?:is|would\s+be|will\s+be)\s+{_NEEDLESS}", _FLAGS)
-"""An action whose skipping is judged needless, which chooses it ("Skipping Ask(B, bag)
-would be a mistake.", "Anything but Pass is too risky."): read in the words right before it,
-as a clause ends at "but"."""
 _WOULD = re.compile(r"\bwould\b|(?<=\w)['\u2019]d\b", _FLAGS)
 """A "would", which a condition may bind ("I would", "I'd")."""
 _IF = (
@@ -1668,10 +1659,9 @@ def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
     for mention in named:
         before = sentence[max(0, mention.start - _HEDGE_WINDOW) : mention.start]
         clause = _CLAUSE_END.split(before)[-1]
-        after = sentence[mention.end :]
-        if (_SKIPPED.search(before) and _SKIPPING_JUDGED.match(after)) or (
+        if (
             _HEDGE_BEFORE.search(clause) is None
-            and _HEDGE_AFTER.match(after) is None
+            and _HEDGE_AFTER.match(sentence[mention.end :]) is None
             and not _conditional(sentence, mention, (before, clause), condition, concluded)
         ):
             kept.append(mention)
