@@ -72,6 +72,7 @@ FRAGMENTS = {
     "changes of answer, doubted": "I'd change my answer to ",
     "a letter before its reasons": "Sally left and ",
     "a leaning's letter before its reasons": "the apple was moved ",
+    "a sentence's conclusions": "Ask(B, bag) helps, so ",
 }
 """Fragments that, repeated, make a long reply for one of the readers' rules."""
 KNOWLEDGE_FRAGMENTS = {
@@ -110,6 +111,7 @@ CLOSINGS = {
     "empty asides after an item": "empty",
     "revisions opened by many words": "D is better.",
     "changes of answer, doubted": "E, but C stayed.",
+    "a sentence's conclusions": "I'll pass.",
 }
 """What a reply says once after them: a line's trailing spaces are dropped before reading, so
 a run of spaces reaches the readers only between words (before 14-A, patterns for a revision

@@ -244,6 +244,33 @@ ACTION_CASES: list[tuple[str, ParsedAction]] = [
     ("Final answer: Ask(B, bag) is the best move.", ok(ask("B", "bag"))),
     ("Ask(B, bag) is too risky to skip.", ok(ask("B", "bag"))),
     ("Final answer: Ask(B, bag) would be a mistake not to make.", ok(ask("B", "bag"))),
+    # 14-F: of several actions a sentence keeps, those after its conclusion decide (these
+    # were ambiguous)...
+    ("I'd like to ask B about the bag, but that would cost a point, so I'll pass.", ok(PASS)),
+    ("Ask(B, bag) is useful, but it costs 0.5, so Pass.", ok(PASS)),
+    (
+        "Ask(C, bag) gives information, but C lies, so Tell(B, bag, apple).",
+        ok(tell("B", "bag", "apple")),
+    ),
+    # ...only a conclusion that states one action and nothing else (a review's finding):
+    # not a purpose, a consequence or a judgement, nor a sentence whose actions all follow
+    # its conclusion.
+    (
+        "Ask(B, bag) now, so I can Tell(C, bag, nothing) later.",
+        bad("ambiguous: several different actions (Ask(B, bag), Tell(C, bag, nothing))"),
+    ),
+    (
+        "Tell(C, bag, nothing), so C will waste a turn and probably Pass.",
+        bad("ambiguous: several different actions (Tell(C, bag, nothing), Pass)"),
+    ),
+    (
+        "Tell(B, bag, apple) is good, so Pass is probably worse.",
+        bad("ambiguous: several different actions (Tell(B, bag, apple), Pass)"),
+    ),
+    (
+        "B left, so Tell(B, bag, apple) or Pass.",
+        bad("ambiguous: several different actions (Tell(B, bag, apple), Pass)"),
+    ),
     # 14-F: more such judgements (these read as the Ask)...
     ("Final answer: Ask(B, bag) is unwise. Pass.", ok(PASS)),
     ("Ask(B, bag) is the wrong move, so Pass.", ok(PASS)),
@@ -498,6 +525,19 @@ CHOICE_CASES: list[tuple[str, ParsedAction]] = [
     # 14-F: a revision written the same way replaces the letter before it (this was D).
     ("D because B left. Actually, E because C is an opponent.", ok(tell("C", "bag", NOTHING))),
     ("D, because B left. Actually, C because C stayed.", ok(tell("B", "bag", "apple"))),
+    # 14-F: what a sentence's conclusion states decides, as in the action format (these read
+    # as the Ask, or as only weighed)...
+    ("Ask(B, bag) is useful, but it costs 0.5, so Pass.", ok(PASS)),
+    ("I could Ask(B, bag), but it isn't worth it, so I pass.", ok(PASS)),
+    # ...not what follows from the choice (a review's finding), nor a letter named before it.
+    (
+        "I'll go with Tell(C, bag, nothing), so C has to pass or guess.",
+        ok(tell("C", "bag", NOTHING)),
+    ),
+    (
+        "Tell(B, bag, apple) is strictly better, so pass is dominated.",
+        ok(tell("B", "bag", "apple")),
+    ),
     # 14-E: a letter's possessive names it as a player, as the letter does (this read as C).
     ("D. Actually, C is better, since C's view is stale.", ok(tell("B", "bag", "apple"))),
     ("b", ok(ask("B", "bag"))),

@@ -49,7 +49,8 @@ Actions (`parse_action`)
      the answerer's own "I would" or "I'd" chooses, unless a condition that opens the sentence
      or follows the action binds it: "If B had stayed, I'd Ask(B, bag)", "I would pass if
      nothing had changed", "Normally I would pass");
-     several different ones are ambiguous;
+     several different ones are ambiguous, unless the sentence's last conclusion states one
+     and nothing else ("Ask(B, bag) would help, but it costs 0.5, so I'll pass.");
   4. in `choice` format, a letter the reply opens with before its reasons ("D, because B
      left."; not one that may be a player's: "C, because she left.", "C, since the
      opponent left. So I should mislead C: E."), read as the first commitment, which a
@@ -488,6 +489,13 @@ _RULE_BEFORE = re.compile(rf"{_RULES}[\s,]*(?:I|we)\s*(?:would\b|['\u2019]d\b)",
 """A rule with a comma before the answerer's "would" ("Otherwise, I would pass")."""
 _CONCLUDING = re.compile(rf"\b(?:{_THEREFORE})\b", _FLAGS)
 """A conclusion, which ends what an opening condition binds ("If he returns, ..., so I'd")."""
+_NOT_CONCLUDING_BEFORE = re.compile(r"\b(?:if|even|more|less)\s*$", _FLAGS)
+_NOT_CONCLUDING_AFTER = re.compile(
+    r"(?:is|are|was|were|would|will|does|do|did|can|could|should|shall|must|has|have)\b",
+    _FLAGS,
+)
+"""What makes "so" no conclusion: "if so", "even more so" before it, and a verb before its
+subject after it ("and so is Ask(C, bag)", "so should I pass")."""
 
 _LEANING = r"I(?:\s+(?:think|believe|(?:would|will)\s+say|say)|['\u2019](?:d|ll)\s+say)"
 """What opens a choice stated as the answerer's view ("I think B.")."""
@@ -1449,7 +1457,12 @@ def _read_reply(lines: list[str], reading: _Reading) -> ParsedAction:
     if chosen is not None:
         return chosen
     for sentence in reversed(sentences):
-        named = [] if sentence.endswith("?") else _unhedged(sentence, reading.mentions(sentence))
+        if sentence.endswith("?"):
+            continue
+        concluded = _concluded_commitment(sentence, reading)
+        if concluded is not None:
+            return concluded
+        named = _unhedged(sentence, reading.mentions(sentence))
         if named:
             return _one_of(named)
     # A letter the reply opens with before its reasons may be a player's: it is read only
@@ -1647,6 +1660,26 @@ def _commitment(
     if any(word not in filler for word in _WORD.findall(rest.lower())):
         return None
     return named[0].outcome
+
+
+def _concluded_commitment(sentence: str, reading: _Reading) -> ParsedAction | None:
+    """The action a sentence's last conclusion states and nothing else, where the sentence
+    weighed actions before it ("Ask(B, bag) would help, but it costs 0.5, so I'll pass.");
+    not a consequence or another player's move ("..., so next turn I can Tell(C, bag,
+    nothing)", "..., so C will Pass"), nor a letter named before it, a player's ("Option D
+    tells B, so B."), nor "so" that is no conclusion ("Pass is safe, and so is Ask(C,
+    bag).", "...; if so, Ask(C, bag).")."""
+    conclusions = list(_CONCLUDING.finditer(sentence))
+    if not conclusions:
+        return None
+    before, rest = sentence[: conclusions[-1].start()], sentence[conclusions[-1].end() :].strip()
+    if _NOT_CONCLUDING_BEFORE.search(before) or _NOT_CONCLUDING_AFTER.match(rest):
+        return None
+    letter = _WHOLE_LETTER.fullmatch(rest)
+    if not reading.mentions(before) or (letter and _names_letter(before, letter.group(1).upper())):
+        return None
+    outcome = _commitment(rest, reading)
+    return outcome if outcome is not None and outcome.valid else None
 
 
 def _unhedged(sentence: str, named: list[_Mention]) -> list[_Mention]:
