@@ -1869,8 +1869,8 @@ def _revised_reasoned_letter(sentence: str) -> re.Match[str] | None:
 
 def _notes_player(sentence: str, found: re.Match[str]) -> bool:
     """Whether the reasons after a letter (`_REASONED_LETTER`) go on to say what it knows, so
-    the letter is their subject, a player ("C because it stayed knows ...", "B since the
-    move has been outside")."""
+    the letter is their subject, a player ("C because it stayed knows ...", "B since it was
+    moved has not seen it")."""
     reasons = _REASONS_END.split(sentence[found.end(1) :], maxsplit=1)[0]
     return _SECOND_PREDICATE.search(reasons) is not None
 
