@@ -1797,17 +1797,10 @@ def _choice_reading(options: Sequence[Action], vocabulary: _Vocabulary) -> _Read
         or a person after it ("C, because she left.", "C, since the opponent left. So I
         should mislead C: E.": a player), or another sentence opens the same way ("E, since
         C lies. D, since B left.": notes on players, or two choices)."""
-        found = _REASONED_LETTER.match(sentences[0]) if sentences else None
-        if found is None:
+        found = _reasoned_letter(sentences[0], 0, sentences[1:]) if sentences else None
+        if found is None or any(_REASONED_LETTER.match(other) for other in sentences[1:]):
             return None
-        letter, after = found.group(1), [sentences[0][found.end(1) :], *sentences[1:]]
-        if (
-            _notes_player(sentences[0], found)
-            or any(_names_player(text, letter) for text in after)
-            or any(_REASONED_LETTER.match(other) for other in sentences[1:])
-        ):
-            return None
-        return _by_letter(letter, options)
+        return _by_letter(found.group(1), options)
 
     def revised_letter(sentence: str, after_letter: bool, last: bool) -> ParsedAction | None:
         found = (
@@ -1861,18 +1854,24 @@ def _revised_reasoned_letter(sentence: str) -> re.Match[str] | None:
     """A letter a revision opens with before its reasons ("Actually, E because C is an
     opponent."), unless it may be a player's, as in the reply's first sentence."""
     start = _revision_lead_end(sentence)
-    found = _REASONED_LETTER.match(sentence, start) if start else None
-    if found is None or _notes_player(sentence, found):
+    return _reasoned_letter(sentence, start) if start else None
+
+
+def _reasoned_letter(sentence: str, start: int, later: Sequence[str] = ()) -> re.Match[str] | None:
+    """`_REASONED_LETTER` at `start`, unless it may be a player's: its reasons go on to say
+    what it knows, so the letter is their subject ("C because it stayed knows ...", "B since
+    it was moved has not seen it"), or the rest of the sentence or the `later` sentences name
+    the letter again or a person ("C, because she left.", "... So I should mislead C: E.")."""
+    found = _REASONED_LETTER.match(sentence, start)
+    if found is None:
         return None
-    return None if _names_player(sentence[found.end(1) :], found.group(1)) else found
-
-
-def _notes_player(sentence: str, found: re.Match[str]) -> bool:
-    """Whether the reasons after a letter (`_REASONED_LETTER`) go on to say what it knows, so
-    the letter is their subject, a player ("C because it stayed knows ...", "B since it was
-    moved has not seen it")."""
-    reasons = _REASONS_END.split(sentence[found.end(1) :], maxsplit=1)[0]
-    return _SECOND_PREDICATE.search(reasons) is not None
+    after = sentence[found.end(1) :]
+    reasons = _REASONS_END.split(after, maxsplit=1)[0]
+    if _SECOND_PREDICATE.search(reasons) or any(
+        _names_player(text, found.group(1)) for text in (after, *later)
+    ):
+        return None
+    return found
 
 
 def _names_player(after: str, letter: str) -> bool:
